@@ -1,0 +1,55 @@
+"""Small Sphinx extension for PyTorch by Example.
+
+* Offline builds: when the intersphinx hosts cannot be reached, empty
+  ``intersphinx_mapping`` before intersphinx reads it, and say so once.
+* ``reset_torch``: named by string in ``sphinx_gallery_conf["reset_modules"]``;
+  puts global torch state back between lessons (they share one process).
+"""
+
+from __future__ import annotations
+
+import socket
+from urllib.parse import urlsplit
+
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+
+def _online(url: str, timeout: float = 3.0) -> bool:
+    host = urlsplit(url).hostname
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+    except OSError:
+        return False
+    return True
+
+
+def _skip_intersphinx_offline(app, config) -> None:
+    mapping = config.intersphinx_mapping
+    if not mapping:
+        return
+    first_url = next(iter(mapping.values()))[0]
+    if not _online(first_url):
+        logger.info("pbe: offline, API links (intersphinx) skipped for this build")
+        config.intersphinx_mapping = {}
+
+
+_THREADS: list[int] = []  # torch's thread count before the first lesson
+
+
+def reset_torch(gallery_conf, fname) -> None:
+    """Undo process-wide torch settings a previous lesson may have changed."""
+    import torch  # imported here: a no-change rebuild should not pay for it
+
+    if not _THREADS:
+        _THREADS.append(torch.get_num_threads())
+    torch.set_default_dtype(torch.float32)
+    torch.use_deterministic_algorithms(False)
+    torch.set_num_threads(_THREADS[0])
+
+
+def setup(app):
+    # Before sphinx.ext.intersphinx normalises the mapping (priority 800).
+    app.connect("config-inited", _skip_intersphinx_offline, priority=100)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
