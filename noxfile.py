@@ -50,7 +50,7 @@ def docs(session: nox.Session) -> None:
 @nox.session(name="docs-fast", venv_backend="none", requires=["venv"])
 def docs_fast(session: nox.Session) -> None:
     """Rebuild the site without executing lessons (for prose-only edits)."""
-    _run(session, *SPHINX, "-D", "sphinx_gallery_conf.plot_gallery=0", *session.posargs)
+    _run(session, *SPHINX, "-D", "plot_gallery=0", *session.posargs)
 
 
 @nox.session(venv_backend="none", requires=["venv"])

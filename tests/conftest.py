@@ -1,0 +1,51 @@
+"""Shared fixtures: the built site and the list of lessons.
+
+The tests read the site that ``nox -s docs`` (or ``nox -s tests``, which
+builds it first) wrote to ``build/html``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "build" / "html"
+SECTIONS = ["basics", "nn", "data", "advanced"]
+LESSONS = sorted(
+    (p for s in SECTIONS for p in (ROOT / "gallery" / s).glob("*.py")),
+    key=lambda p: (SECTIONS.index(p.parent.name), p.name),
+)
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+
+def lesson_id(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    if not (SITE / "index.html").is_file():
+        pytest.fail(f"No built site at {SITE}: run `nox -s docs` (or `nox -s tests`) first.")
+    return SITE
+
+
+def page(site: Path, lesson: Path) -> Path:
+    return site / "lessons" / lesson.parent.name / f"{lesson.stem}.html"
+
+
+def soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def downloads(site: Path, lesson: Path) -> dict[str, Path]:
+    """The files a lesson page offers for download, by suffix."""
+    html = page(site, lesson)
+    found = {}
+    for a in soup(html).select("a[href*='_downloads/']"):
+        target = (html.parent / a["href"]).resolve()
+        found[target.suffix] = target
+    return found

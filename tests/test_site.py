@@ -1,0 +1,95 @@
+"""The built site: every lesson has a page with its output and downloads."""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+
+import nbformat
+import pytest
+
+from conftest import LESSONS, SECTIONS, VERSION, downloads, lesson_id, page, soup
+
+# What must never appear in a lesson's captured output: a traceback, any
+# warning category, or an uncaught exception line ("ValueError: ...").
+BAD_OUTPUT = re.compile(r"Traceback|Warning|^\w*Error\b", re.MULTILINE)
+
+
+def test_there_are_lessons():
+    assert len(LESSONS) >= 3
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
+def test_page_shows_captured_output(site, lesson):
+    html = page(site, lesson)
+    assert html.is_file(), f"no page for {lesson}"
+    outputs = soup(html).select("pre.sphx-glr-script-out, div.sphx-glr-script-out pre")
+    assert outputs, f"{html.name} shows no captured output"
+    text = "\n".join(o.get_text() for o in outputs)
+    bad = BAD_OUTPUT.search(text)
+    assert bad is None, f"{html.name} output contains {bad.group(0)!r}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
+def test_page_offers_py_and_ipynb(site, lesson):
+    files = downloads(site, lesson)
+    for suffix in (".py", ".ipynb"):
+        assert suffix in files, f"no {suffix} download on {lesson.stem}"
+        assert files[suffix].is_file(), f"{files[suffix]} is linked but missing"
+    # The .py download is the lesson itself.
+    assert files[".py"].read_text() == lesson.read_text()
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
+def test_notebook_is_valid(site, lesson):
+    nb = nbformat.read(downloads(site, lesson)[".ipynb"], as_version=4)
+    nbformat.validate(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code[0].source.strip() == "%matplotlib inline"
+    assert len(code) > 2
+
+
+def test_zip_archives_hold_every_lesson(site):
+    archives = {p.name: p for p in (site / "_downloads").glob("*/*.zip")}
+    for name, suffix in (("lessons_python.zip", ".py"), ("lessons_jupyter.zip", ".ipynb")):
+        assert name in archives, f"missing {name}"
+        members = {m.rsplit("/", 1)[-1] for m in zipfile.ZipFile(archives[name]).namelist()}
+        expected = {lesson.stem + suffix for lesson in LESSONS}
+        assert expected <= members, f"{name} lacks {sorted(expected - members)}"
+
+
+def test_lesson_index_links_every_lesson(site):
+    index = site / "lessons" / "index.html"
+    links = {a["href"].split("#")[0] for a in soup(index).select("a[href]")}
+    for lesson in LESSONS:
+        assert f"{lesson.parent.name}/{lesson.stem}.html" in links, f"index lacks {lesson.stem}"
+
+
+def test_home_page_links_every_section(site):
+    links = {a["href"].split("#")[0] for a in soup(site / "index.html").select("a[href]")}
+    for section in SECTIONS:
+        assert f"lessons/{section}/index.html" in links
+
+
+def test_lessons_in_explicit_order(site):
+    """Sections in learning-path order, lessons by their two-digit prefix."""
+    index = soup(site / "lessons" / "index.html")
+    hrefs = [a["href"] for a in index.select(".sphx-glr-thumbcontainer a[href]")]
+    order = [f"{lesson.parent.name}/{lesson.stem}.html" for lesson in LESSONS]
+    assert [h for h in hrefs if h in order] == order
+
+
+def test_execution_times_page_lists_every_lesson(site):
+    text = soup(site / "sg_execution_times.html").get_text()
+    for lesson in LESSONS:
+        assert f"{lesson.stem}.py" in text
+
+
+def test_version_switcher_names_current_version(site):
+    entries = json.loads((site / "_static" / "switcher.json").read_text())
+    assert all({"version", "url"} <= set(e) for e in entries)
+    assert VERSION in {e["version"] for e in entries}
+    assert sum(bool(e.get("preferred")) for e in entries) == 1
+    # and the pages are built for that version
+    assert f"theme_switcher_version_match = '{VERSION}'" in (site / "index.html").read_text()
