@@ -58,3 +58,10 @@ def tests(session: nox.Session) -> None:
     """Build the site (incrementally), then run pytest; posargs go to pytest."""
     _run(session, *SPHINX)
     _run(session, "-m", "pytest", *session.posargs)
+
+
+@nox.session(venv_backend="none", requires=["venv"])
+def publish(session: nox.Session) -> None:
+    """Publish into build/site/<version>/ (default: pyproject's version; or `-- dev`)."""
+    args = session.posargs or [PYPROJECT["project"]["version"]]
+    _run(session, "docs/publish.py", *args)

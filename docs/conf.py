@@ -1,5 +1,6 @@
 """Sphinx configuration for PyTorch by Example."""
 
+import os
 import sys
 import tomllib
 from pathlib import Path
@@ -8,10 +9,11 @@ DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(DOCS / "_ext"))  # our small extension, pbe_sphinx
 
-# The one place the version lives is pyproject.toml.
+# The one place the version lives is pyproject.toml.  docs/publish.py sets
+# PBE_DOCS_VERSION to build the same sources as "dev".
 with open(ROOT / "pyproject.toml", "rb") as f:
     release = tomllib.load(f)["project"]["version"]
-version = release
+version = release = os.environ.get("PBE_DOCS_VERSION", release)
 
 project = "PyTorch by Example"
 author = "The PyTorch by Example authors"
@@ -64,6 +66,8 @@ sphinx_gallery_conf = {
     "write_computation_times": True,
     "junit": "../lesson-times.xml",
     "remove_config_comments": True,
+    # "Related lessons" at the bottom of each page, from their text.
+    "recommender": {"enable": True, "n_examples": 3, "min_df": 2},
     "show_signature": False,
 }
 
@@ -79,6 +83,11 @@ html_theme_options = {
         "version_match": version,
     },
     "show_version_warning_banner": False,
-    "secondary_sidebar_items": ["page-toc", "sg_download_links"],
+    # Right-hand sidebar of a lesson: contents, downloads, Colab, device.
+    "secondary_sidebar_items": ["page-toc", "sg_download_links", "lesson-actions"],
 }
-html_context = {"default_mode": "auto"}
+html_context = {
+    "default_mode": "auto",
+    # Colab opens the notebooks of the published site (gh-pages branch).
+    "colab_base": f"https://colab.research.google.com/github/{REPO_URL.removeprefix('https://github.com/')}/blob/gh-pages/{version}/",
+}

@@ -2,12 +2,15 @@
 
 * Offline builds: when the intersphinx hosts cannot be reached, empty
   ``intersphinx_mapping`` before intersphinx reads it, and say so once.
+* Lesson pages: ``pbe_build_device()`` and ``pbe_torch_version()`` for the
+  ``lesson-actions`` sidebar template (where the page's output was computed).
 * ``reset_torch``: named by string in ``sphinx_gallery_conf["reset_modules"]``;
   puts global torch state back between lessons (they share one process).
 """
 
 from __future__ import annotations
 
+import functools
 import socket
 from urllib.parse import urlsplit
 
@@ -49,7 +52,25 @@ def reset_torch(gallery_conf, fname) -> None:
     torch.set_num_threads(_THREADS[0])
 
 
+@functools.cache
+def _torch_info() -> tuple[str, str]:
+    import torch
+
+    if torch.cuda.is_available():
+        device = f"GPU ({torch.cuda.get_device_name(0)})"
+    else:
+        device = "CPU"
+    return device, torch.__version__.split("+")[0]
+
+
+def _add_page_context(app, pagename, templatename, context, doctree) -> None:
+    # Callables, so torch is imported only when a lesson page is written.
+    context["pbe_build_device"] = lambda: _torch_info()[0]
+    context["pbe_torch_version"] = lambda: _torch_info()[1]
+
+
 def setup(app):
+    app.connect("html-page-context", _add_page_context)
     # Before sphinx.ext.intersphinx normalises the mapping (priority 800).
     app.connect("config-inited", _skip_intersphinx_offline, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
