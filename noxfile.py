@@ -12,6 +12,7 @@ Add ``-R`` (reuse, skip installs) for the fastest turnaround once it exists.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import nox
@@ -25,6 +26,8 @@ ROOT = Path(__file__).resolve().parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 VENV = ROOT / ".nox" / "venv"  # created by the `venv` session below
 SITE = ROOT / "build" / "html"  # where the built site lands
+AXE = ROOT / ".nox" / "axe"  # axe-core, from the npm registry, for tests/test_browser.py
+AXE_CORE = "axe-core@4.14.1"  # accessibility rules the browser tests inject
 SPHINX = ("-m", "sphinx", "-b", "html", "-W", "--keep-going", "docs", str(SITE))
 
 
@@ -38,6 +41,8 @@ def _run(session: nox.Session, *args: str, **kwargs) -> None:
 def venv(session: nox.Session) -> None:
     """Create/refresh the shared virtualenv with the docs and test groups."""
     session.install(*nox.project.dependency_groups(PYPROJECT, "docs", "test"))
+    if shutil.which("npm") and not (AXE / "node_modules" / "axe-core").is_dir():
+        session.run("npm", "install", "--silent", "--no-save", "--prefix", str(AXE), AXE_CORE, external=True)
 
 
 @nox.session(venv_backend="none", requires=["venv"])
@@ -57,7 +62,8 @@ def docs_fast(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """Build the site (incrementally), then run pytest; posargs go to pytest."""
     _run(session, *SPHINX)
-    _run(session, "-m", "pytest", *session.posargs)
+    axe_js = AXE / "node_modules" / "axe-core" / "axe.min.js"
+    _run(session, "-m", "pytest", *session.posargs, env={"PBE_AXE_JS": str(axe_js)})
 
 
 @nox.session(venv_backend="none", requires=["venv"])
@@ -65,3 +71,9 @@ def publish(session: nox.Session) -> None:
     """Publish into build/site/<version>/ (default: pyproject's version; or `-- dev`)."""
     args = session.posargs or [PYPROJECT["project"]["version"]]
     _run(session, "docs/publish.py", *args)
+
+
+@nox.session(venv_backend="none", requires=["venv"])
+def benchmark(session: nox.Session) -> None:
+    """Time clean, no-change, one-lesson and parallel builds (build/benchmark.json)."""
+    _run(session, "docs/benchmark.py", *session.posargs)

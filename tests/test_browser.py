@@ -1,0 +1,150 @@
+"""The site in a real browser: Debian's Chromium driven by Playwright.
+
+The site is served over HTTP (the version switcher cannot load its JSON from
+``file://``).  Screenshots land in ``build/screenshots/``.  Needs Chromium
+(``apt-get install chromium``; or set ``PBE_CHROMIUM``) and axe-core (``nox -s
+tests`` installs it and sets ``PBE_AXE_JS``).  Without them these tests are
+skipped, unless ``PBE_REQUIRE_BROWSER=1`` (CI) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import ROOT, VERSION
+
+CHROMIUM = os.environ.get("PBE_CHROMIUM") or shutil.which("chromium")
+AXE_JS = os.environ.get("PBE_AXE_JS", "")
+SHOTS = ROOT / "build" / "screenshots"
+
+if not (CHROMIUM and Path(AXE_JS).is_file()):
+    reason = f"browser tests need Chromium (found: {CHROMIUM}) and axe-core (PBE_AXE_JS={AXE_JS!r})"
+    if os.environ.get("PBE_REQUIRE_BROWSER") == "1":
+        raise RuntimeError(reason)
+    pytest.skip(reason, allow_module_level=True)
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def base_url(site):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page that records console errors; none may occur."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert not errors, f"console errors: {errors}"
+
+
+def shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / f"{name}.png", full_page=False)
+
+
+def test_home_to_lesson_with_output_and_figure(page, base_url):
+    page.goto(f"{base_url}/index.html")
+    shot(page, "home")
+    page.get_by_role("link", name="1. Basics").first.click()
+    expect(page).to_have_url(f"{base_url}/lessons/basics/index.html")
+    page.locator(".sphx-glr-thumbcontainer a").first.click()
+    expect(page.locator(".sphx-glr-script-out").first).to_be_visible()
+    figure = page.locator("img.sphx-glr-single-img, img.sphx-glr-multi-img").first
+    expect(figure).to_be_visible()
+    assert figure.evaluate("img => img.naturalWidth") > 0, "figure did not load"
+    shot(page, "lesson")
+
+
+def test_download_notebook(page, base_url, tmp_path):
+    page.goto(f"{base_url}/lessons/basics/02_numpy_warmup.html")
+    with page.expect_download() as info:
+        page.locator(".sphx-glr-download-jupyter-sidebar a").click()
+    path = tmp_path / info.value.suggested_filename
+    info.value.save_as(path)
+    assert path.suffix == ".ipynb"
+    nbformat.validate(nbformat.read(path, as_version=4))
+
+
+def test_search_finds_lesson_by_api_name(page, base_url):
+    page.goto(f"{base_url}/search.html?q=index_add_")
+    results = page.locator("ul.search li a")
+    expect(results.first).to_be_visible(timeout=15_000)
+    assert any("for_lua_torch_users" in (a.get_attribute("href") or "") for a in results.all())
+    shot(page, "search")
+
+
+def test_light_dark_switch(page, base_url):
+    page.goto(f"{base_url}/index.html")
+    html = page.locator("html")
+    page.evaluate("localStorage.clear()")
+    before = html.get_attribute("data-theme")
+    for _ in range(3):  # auto -> light -> dark (order depends on the start mode)
+        page.locator(".theme-switch-button").first.click()
+        if html.get_attribute("data-theme") != before:
+            break
+    assert html.get_attribute("data-theme") != before
+    shot(page, f"home-{html.get_attribute('data-theme')}")
+
+
+def test_version_switcher_lists_current_version(page, base_url):
+    page.goto(f"{base_url}/index.html")
+    button = page.locator(".version-switcher__button").first
+    expect(button).to_contain_text(VERSION)
+    button.click()
+    items = page.locator(".version-switcher__menu a")
+    expect(items.first).to_be_visible()
+    assert any(VERSION in t for t in items.all_inner_texts())
+    shot(page, "version-switcher")
+
+
+@pytest.mark.parametrize("path", ["index.html", "lessons/nn/01_nn_package.html"])
+def test_phone_width_has_no_horizontal_scroll(browser, base_url, path):
+    context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True)
+    page = context.new_page()
+    page.goto(f"{base_url}/{path}")
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    shot(page, "phone-" + path.replace("/", "-").removesuffix(".html"))
+    context.close()
+    assert overflow <= 0, f"{path} scrolls sideways by {overflow}px at 375px wide"
+
+
+@pytest.mark.parametrize("path", ["index.html", "lessons/index.html", "lessons/basics/01_tensors.html"])
+def test_accessibility_no_serious_violations(page, base_url, path):
+    page.goto(f"{base_url}/{path}")
+    page.add_script_tag(path=AXE_JS)
+    results = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    bad = [
+        f"{v['id']} ({v['impact']}): {v['help']} -> {[n['target'] for n in v['nodes']][:3]}"
+        for v in results["violations"] if v["impact"] in ("serious", "critical")
+    ]
+    assert not bad, "\n".join(bad)
