@@ -23,6 +23,7 @@ REPO_URL = "https://github.com/pytorch-by-example/pytorch-by-example"
 extensions = [
     "sphinx.ext.intersphinx",
     "sphinx_gallery.gen_gallery",
+    "sphinx_tags",  # after sphinx-gallery: it reads the lesson pages it generates
     "sphinx_design",
     "sphinx_copybutton",
     "pbe_sphinx",
@@ -70,6 +71,18 @@ sphinx_gallery_conf = {
     "recommender": {"enable": True, "n_examples": 3, "min_df": 2},
     "show_signature": False,
 }
+
+# Tags: each lesson's docstring has a `.. tags::` line (topic and level);
+# sphinx-tags makes a page per tag and an overview of them all.
+tags_create_tags = True
+tags_output_dir = "tags"
+tags_extension = ["rst"]
+tags_create_badges = True
+tags_overview_title = "Lessons by tag"
+tags_intro_text = "Tags:"
+tags_page_title = "Tag"
+tags_page_header = "Lessons with this tag"
+tags_badge_colors = {"beginner": "success", "intermediate": "info", "advanced": "warning", "*": "secondary"}
 
 html_theme = "pydata_sphinx_theme"
 html_title = project

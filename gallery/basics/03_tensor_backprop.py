@@ -1,0 +1,177 @@
+"""
+The same network on PyTorch tensors
+===================================
+
+We port the NumPy network of the warm-up lesson to PyTorch tensors, still
+writing the backward pass by hand. The code barely changes, but it now runs on
+a GPU when one is present. Starting from the same data and weights, we train
+both versions side by side and check that they produce the same losses and
+the same trained weights.
+
+.. tags:: beginner, tensors, backprop
+"""
+
+# %%
+# Setup
+# -----
+# The device is picked once; every tensor below is created on it or moved to
+# it, so the lesson runs unchanged with or without a GPU.
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(f"Running on: {device}")
+
+# %%
+# The same data and starting weights
+# ----------------------------------
+# These lines are the ones from
+# :ref:`sphx_glr_lessons_basics_02_numpy_warmup.py`: one seeded NumPy
+# generator, the same draws in the same order. Everything random in this
+# lesson comes from this seed.
+import numpy as np
+
+N, D_in, H, D_out = 64, 1000, 100, 10
+
+rng = np.random.default_rng(0)
+x_np = rng.standard_normal((N, D_in))
+y_np = rng.standard_normal((N, D_out))
+w1_np = rng.standard_normal((D_in, H))
+w2_np = rng.standard_normal((H, D_out))
+
+# %%
+# ``torch.from_numpy`` wraps each array as a tensor without copying and keeps
+# its ``float64`` dtype, so both versions do the same arithmetic.
+# ``.to(device)`` then copies to the GPU, but on a CPU-only machine it returns
+# the very same tensor, still sharing memory with the array. That is fine for
+# the data, which we only read. The weights, however, are updated in place,
+# and we need the NumPy weights untouched for the reference run, so
+# ``copy=True`` forces a separate copy on every device.
+x = torch.from_numpy(x_np).to(device)
+y = torch.from_numpy(y_np).to(device)
+w1 = torch.from_numpy(w1_np).to(device, copy=True)
+w2 = torch.from_numpy(w2_np).to(device, copy=True)
+print(f"w1: {tuple(w1.shape)} {w1.dtype} on {w1.device}")
+assert w1.dtype == x.dtype == torch.float64
+assert not np.shares_memory(w1.cpu().numpy(), w1_np)
+assert not np.shares_memory(w2.cpu().numpy(), w2_np)
+
+# %%
+# .. note:: Old code you may meet: ``dtype = torch.cuda.FloatTensor`` followed
+#    by ``torch.randn(...).type(dtype)`` chose the device through a type name
+#    and had to be edited by hand to switch. The device is now a separate
+#    argument: ``torch.randn(..., device=device)`` or ``x.to(device)``, with
+#    the dtype given apart (``dtype=torch.float32``).
+#
+# We use ``float64`` only to compare with NumPy to many digits. Networks are
+# normally trained in ``float32`` (or lower), which is what GPUs are fast at.
+#
+# From NumPy to PyTorch, operation by operation
+# ---------------------------------------------
+# Almost every line has a direct counterpart:
+#
+# .. list-table::
+#    :header-rows: 1
+#
+#    * - NumPy
+#      - PyTorch
+#    * - ``x @ w1`` or ``x.dot(w1)``
+#      - ``x @ w1`` or ``x.mm(w1)``
+#    * - ``np.maximum(h, 0.0)``
+#      - ``h.clamp(min=0)`` or ``torch.relu(h)``
+#    * - ``np.sum(err**2)``
+#      - ``err.pow(2).sum()``
+#    * - ``a.T``
+#      - ``a.T`` or ``a.t()``
+#    * - ``arr.copy()``
+#      - ``tensor.clone()``
+#    * - ``w1 -= lr * g``
+#      - ``w1 -= lr * g`` or ``w1.sub_(lr * g)``
+#
+# Training on tensors
+# -------------------
+# The learning rate is the one chosen (and justified) in the warm-up lesson.
+# Each step stores its loss into a preallocated tensor on the device: calling
+# ``loss.item()`` every step would make the CPU wait for the GPU each time, so
+# we read numbers back only every 100 steps.
+learning_rate = 5e-7
+steps = 500
+losses = torch.empty(steps, dtype=torch.float64, device=device)
+for t in range(steps):
+    # forward pass
+    h = x @ w1
+    a = h.clamp(min=0)
+    y_hat = a @ w2
+    err = y_hat - y
+    loss = err.pow(2).sum()
+    losses[t] = loss
+    # backward pass, by hand as before
+    d_y_hat = 2.0 * err
+    d_w2 = a.T @ d_y_hat
+    d_a = d_y_hat @ w2.T
+    d_h = d_a * (h > 0)
+    d_w1 = x.T @ d_h
+    # gradient descent step, in place
+    w1.sub_(learning_rate * d_w1)
+    w2.sub_(learning_rate * d_w2)
+    if t % 100 == 0 or t == steps - 1:
+        print(f"step {t:3d}: loss {loss.item():.6g}")
+
+assert losses[-1] < losses[0] / 1e8
+
+# %%
+# The NumPy reference run
+# -----------------------
+# Now the warm-up's loop again, in NumPy, from copies of the same starting
+# weights.
+w1_ref, w2_ref = w1_np.copy(), w2_np.copy()
+losses_ref = np.empty(steps)
+for t in range(steps):
+    h = x_np @ w1_ref
+    a = np.maximum(h, 0.0)
+    y_hat = a @ w2_ref
+    err = y_hat - y_np
+    losses_ref[t] = np.sum(err**2)
+    d_y_hat = 2.0 * err
+    d_w2 = a.T @ d_y_hat
+    d_a = d_y_hat @ w2_ref.T
+    d_h = d_a * (h > 0)
+    d_w1 = x_np.T @ d_h
+    w1_ref -= learning_rate * d_w1
+    w2_ref -= learning_rate * d_w2
+
+# %%
+# Do the two runs agree?
+# ----------------------
+# The two libraries call different matrix-multiplication routines, which add
+# up terms in different orders, so the last bits can differ. We therefore
+# compare with ``torch.testing.assert_close``, whose defaults for
+# ``float64`` allow a relative difference of about :math:`10^{-7}`: after 500
+# steps the losses of every step and both trained weight matrices match.
+for t in (0, 100, 499):
+    print(f"step {t:3d}: torch {losses[t].item():.6g}  numpy {losses_ref[t]:.6g}")
+torch.testing.assert_close(losses.cpu(), torch.from_numpy(losses_ref))
+torch.testing.assert_close(w1.cpu(), torch.from_numpy(w1_ref))
+torch.testing.assert_close(w2.cpu(), torch.from_numpy(w2_ref))
+print("losses and trained weights agree")
+
+# %%
+# The curves lie on top of each other:
+import matplotlib.pyplot as plt
+
+steps_axis = np.arange(steps)
+fig, ax = plt.subplots(figsize=(6, 4))
+ax.semilogy(steps_axis, losses.cpu().numpy(), label=f"PyTorch ({device.type})", linewidth=3)
+ax.semilogy(steps_axis, losses_ref, "--", color="black", label="NumPy")
+ax.set_xlabel("step")
+ax.set_ylabel("sum-of-squares loss (log scale)")
+ax.set_title("Hand-written backprop: PyTorch tensors vs NumPy")
+ax.legend()
+ax.grid(True, which="both", alpha=0.3)
+plt.show()
+
+# %%
+# Still by hand
+# -------------
+# Tensors gave us a GPU, but we still derived and typed every gradient. The
+# next lesson, :ref:`sphx_glr_lessons_basics_04_autograd.py`, lets PyTorch
+# record the forward pass and compute these same gradients for us.

@@ -1,0 +1,225 @@
+"""
+The nn package: layers, losses and parameters
+=============================================
+
+The basics lessons built the two-layer ReLU network from bare weight tensors
+and a hand-written forward pass. ``torch.nn`` packages those pieces: layers
+that create and own their weights, ready-made loss functions, and a
+``state_dict`` that names every weight. This lesson rebuilds the same network
+with ``nn.Sequential`` and trains it with a gradient-descent update written by
+hand, so each step of training stays in plain view.
+
+.. tags:: beginner, nn
+"""
+
+# %%
+# Data and device
+# ---------------
+# Same sizes as the basics chain: 64 samples with 1000 features each, a
+# hidden layer of 100 units and 10 outputs. The random tensors are drawn on
+# the CPU and then moved, so every device starts from the same numbers.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(f"Running on: {device}")
+
+N, D_in, H, D_out = 64, 1000, 100, 10
+x = torch.randn(N, D_in).to(device)
+y = torch.randn(N, D_out).to(device)
+
+# %%
+# A model is a stack of modules
+# -----------------------------
+# A *module* is an object that holds state (usually learnable weights) and
+# knows how to turn inputs into outputs. ``nn.Linear(D_in, H)`` stores a
+# weight of shape ``(H, D_in)`` and a bias of shape ``(H,)`` and computes
+# ``x @ weight.T + bias``; ``nn.ReLU`` has no state at all.
+# ``nn.Sequential`` is itself a module: it feeds its input through its
+# children in the order given. ``.to(device)`` moves every weight inside
+# the model in one call.
+model = nn.Sequential(
+    nn.Linear(D_in, H),
+    nn.ReLU(),
+    nn.Linear(H, D_out),
+).to(device)
+print(model)
+
+# %%
+# You run a module by calling it like a function. ``model(x)`` invokes the
+# model's ``forward`` method (plus any hooks attached to it, see
+# :ref:`sphx_glr_lessons_nn_08_hooks.py`), so call the model rather than
+# ``model.forward(x)``. To convince ourselves there is no magic, we unpack
+# the three children and redo the arithmetic by hand.
+y_pred = model(x)
+
+first, relu, second = model  # a Sequential can be indexed and iterated
+by_hand = torch.clamp(x @ first.weight.T + first.bias, min=0) @ second.weight.T + second.bias
+torch.testing.assert_close(y_pred, by_hand)
+print(f"output shape: {tuple(y_pred.shape)}")
+
+# %%
+# Parameters
+# ----------
+# The weights of a layer are ``nn.Parameter`` objects: ordinary tensors with
+# ``requires_grad=True`` that a module records as *its* learnable state the
+# moment they are assigned to it. ``named_parameters()`` walks the whole tree
+# of modules. Inside a ``Sequential`` the names are the children's positions,
+# which is why there is a ``0`` and a ``2`` but no ``1``: the ReLU owns
+# nothing.
+for name, p in model.named_parameters():
+    print(f"{name:9s} shape={str(tuple(p.shape)):12s} requires_grad={p.requires_grad}")
+
+n_params = sum(p.numel() for p in model.parameters())
+print(f"learnable numbers in total: {n_params:,}")
+assert n_params == D_in * H + H + H * D_out + D_out
+assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in model.parameters())
+
+# %%
+# Unlike the ``torch.randn`` weights of the basics lessons, a fresh
+# ``nn.Linear`` draws its weight and bias uniformly from
+# :math:`[-1/\sqrt{n}, 1/\sqrt{n}]`, where :math:`n` is ``in_features``.
+# The outputs therefore start small, the first loss is modest, and a much
+# larger learning rate is safe than with ``randn`` weights.
+for layer in (first, second):
+    bound = layer.in_features**-0.5
+    assert layer.weight.abs().max() <= bound and layer.bias.abs().max() <= bound
+    print(f"Linear({layer.in_features}, {layer.out_features}): every entry within +/-{bound:.4f}")
+
+# %%
+# Loss functions
+# --------------
+# ``torch.nn`` also ships the usual losses as modules. ``nn.MSELoss`` compares
+# prediction and target element by element; its ``reduction`` argument says
+# how to combine the squared errors. We keep the sum of squares of the basics
+# lessons with ``reduction="sum"``; the default, ``"mean"``, divides by the
+# number of elements (here :math:`64 \times 10 = 640`), which also divides
+# every gradient by 640.
+loss_fn = nn.MSELoss(reduction="sum")
+loss = loss_fn(y_pred, y)
+torch.testing.assert_close(loss, ((y_pred - y) ** 2).sum())
+
+mean_loss = nn.MSELoss()(y_pred, y)
+torch.testing.assert_close(mean_loss, loss / y.numel())
+print(f"sum of squares: {loss.item():.4f}   mean: {mean_loss.item():.4f}")
+
+# %%
+# .. note:: Old code you may meet: ``nn.MSELoss(size_average=False)``. The two
+#    booleans ``size_average`` and ``reduce`` were merged into the single
+#    ``reduction="none" | "mean" | "sum"`` argument because their four
+#    combinations were hard to read; ``size_average=False`` is
+#    ``reduction="sum"``. Likewise ``loss.data[0]`` is now ``loss.item()``,
+#    and the ``Variable(...)`` wrapper is gone: tensors track gradients
+#    themselves.
+
+# %%
+# The state dict
+# --------------
+# ``model.state_dict()`` maps each name to its tensor. It is what you save to
+# disk and load back (the next lesson does exactly that). Its tensors are
+# detached, but they share memory with the live parameters: when training
+# changes the model, the dict changes too. To keep a snapshot, clone it.
+state = model.state_dict()
+print(list(state))
+assert state["0.weight"].data_ptr() == first.weight.data_ptr()  # same memory
+assert not state["0.weight"].requires_grad
+
+initial_state = {name: t.clone() for name, t in state.items()}
+
+# %%
+# Gradients add up until you clear them
+# -------------------------------------
+# ``backward()`` *adds* into each parameter's ``.grad``; it never overwrites.
+# Two backward passes over the same batch give exactly twice the gradient of
+# one. ``model.zero_grad()`` clears the gradients of every parameter of the
+# model; by default it sets them to ``None`` (no memory held, and "no
+# gradient yet" is distinguishable from "a gradient of zero").
+loss_fn(model(x), y).backward()
+once = first.bias.grad.clone()
+loss_fn(model(x), y).backward()
+torch.testing.assert_close(first.bias.grad, 2 * once)
+print(f"bias gradient norm after one backward: {once.norm():.4f}, after two: {first.bias.grad.norm():.4f}")
+
+model.zero_grad()
+assert all(p.grad is None for p in model.parameters())
+
+# %%
+# Why the update needs ``torch.no_grad()``
+# ----------------------------------------
+# A gradient-descent step changes each parameter in place. That change must
+# not become part of the graph autograd records, and autograd refuses an
+# in-place change to a tensor that requires gradients anyway:
+p = first.bias
+try:
+    p -= 1e-4 * torch.ones_like(p)
+except RuntimeError as err:
+    print(f"RuntimeError: {str(err).splitlines()[0]}")
+else:
+    raise AssertionError("the in-place update should have been refused")
+
+# %%
+# Inside ``with torch.no_grad():`` nothing is recorded, so the same
+# statement is allowed and is exactly the update we want.
+#
+# .. note:: Old code you may meet: ``param.data -= lr * param.grad.data``.
+#    ``.data`` hands out an alias that autograd does not watch, so a mistake
+#    (changing a value that a pending backward still needs) silently gives
+#    wrong gradients. ``torch.no_grad()`` states the intent and keeps
+#    autograd's checks; an optimizer from ``torch.optim`` does the same for
+#    you (next lesson).
+
+# %%
+# Training
+# --------
+# The loop: forward, loss, clear the old gradients, backward, then step every
+# parameter against its gradient. The learning rate ``1e-4`` suits the sum
+# of squares and PyTorch's default initialisation.
+learning_rate = 1e-4
+losses = []
+for t in range(500):
+    y_pred = model(x)
+    loss = loss_fn(y_pred, y)
+    losses.append(loss.item())
+    if t % 100 == 0 or t == 499:
+        print(f"step {t:3d}   loss {loss.item():.4g}")
+
+    model.zero_grad()
+    loss.backward()
+    with torch.no_grad():
+        for p in model.parameters():
+            p -= learning_rate * p.grad
+
+assert losses[-1] < 1e-4 * losses[0], "the network should fit the random targets"
+
+# %%
+# The loss falls by several orders of magnitude: with 101,110 weights and
+# only 640 target numbers, the network can memorise the random targets. A
+# logarithmic axis shows the whole descent.
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(6, 4))
+ax.semilogy(losses)
+ax.set_xlabel("step")
+ax.set_ylabel("sum-of-squares loss (log scale)")
+ax.set_title("Two-layer nn.Sequential, manual gradient descent")
+ax.grid(True, which="both", alpha=0.3)
+plt.show()
+
+# %%
+# Restoring a snapshot
+# --------------------
+# The ``state`` dict taken before training has followed the weights as
+# they changed, while the cloned snapshot kept the starting values.
+# ``load_state_dict`` copies tensors into an existing model by name: a
+# freshly built ``Sequential`` has new random weights, and after loading the
+# snapshot it reproduces the very first loss.
+assert torch.equal(state["0.weight"], first.weight.detach())
+assert not torch.equal(initial_state["0.weight"], first.weight.detach())
+
+restored = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)).to(device)
+print(restored.load_state_dict(initial_state))
+with torch.no_grad():
+    restored_loss = loss_fn(restored(x), y).item()
+torch.testing.assert_close(restored_loss, losses[0])
+print(f"loss of the restored model: {restored_loss:.4f} (first training loss: {losses[0]:.4f})")
