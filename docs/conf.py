@@ -32,6 +32,8 @@ extensions = [
 exclude_patterns = ["_build", "**/*.ipynb", "**/*.py.md5", "**/*.codeobj.json", "**/*.zip"]
 templates_path = ["_templates"]
 html_static_path = ["_static"]
+html_css_files = ["pbe.css"]
+html_js_files = ["pbe.js"]
 
 # Links from lesson code to API docs.  pbe_sphinx empties this mapping (and
 # says so once) when the machine is offline, so offline builds neither hang
@@ -89,6 +91,9 @@ html_title = project
 html_theme_options = {
     "github_url": REPO_URL,
     "navbar_end": ["version-switcher", "theme-switcher", "navbar-icon-links"],
+    # An icon search button: the wide search field's visible text ("Search
+    # Ctrl+K") differs from its accessible name (axe: label-content-name-mismatch).
+    "navbar_persistent": ["search-button"],
     "switcher": {
         # Resolved from the site root at view time; the publish session keeps
         # it listing every published version.

@@ -37,8 +37,11 @@ from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 @pytest.fixture(scope="module")
 def base_url(site):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *args: None
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -83,9 +86,9 @@ def shot(page, name):
 def test_home_to_lesson_with_output_and_figure(page, base_url):
     page.goto(f"{base_url}/index.html")
     shot(page, "home")
-    page.get_by_role("link", name="1. Basics").first.click()
-    expect(page).to_have_url(f"{base_url}/lessons/basics/index.html")
-    page.locator(".sphx-glr-thumbcontainer a").first.click()
+    page.locator(".sd-card", has_text="1. Basics").click()
+    expect(page).to_have_url(re.compile(re.escape(f"{base_url}/lessons/basics/index.html")))
+    page.locator(".sphx-glr-thumbcontainer a[href='02_numpy_warmup.html']").click()
     expect(page.locator(".sphx-glr-script-out").first).to_be_visible()
     figure = page.locator("img.sphx-glr-single-img, img.sphx-glr-multi-img").first
     expect(figure).to_be_visible()
@@ -114,14 +117,13 @@ def test_search_finds_lesson_by_api_name(page, base_url):
 def test_light_dark_switch(page, base_url):
     page.goto(f"{base_url}/index.html")
     html = page.locator("html")
-    page.evaluate("localStorage.clear()")
-    before = html.get_attribute("data-theme")
-    for _ in range(3):  # auto -> light -> dark (order depends on the start mode)
-        page.locator(".theme-switch-button").first.click()
-        if html.get_attribute("data-theme") != before:
-            break
-    assert html.get_attribute("data-theme") != before
-    shot(page, f"home-{html.get_attribute('data-theme')}")
+    for mode in ("dark", "light", "dark"):
+        page.locator(".theme-switch-button:visible").click()  # opens the mode menu
+        page.locator(f".theme-change-button[data-mode='{mode}']:visible").click()
+        expect(html).to_have_attribute("data-theme", mode)
+        shot(page, f"home-{mode}")
+    page.reload()  # the choice is remembered
+    expect(html).to_have_attribute("data-theme", "dark")
 
 
 def test_version_switcher_lists_current_version(page, base_url):

@@ -4,6 +4,7 @@
   ``intersphinx_mapping`` before intersphinx reads it, and say so once.
 * Lesson pages: ``pbe_build_device()`` and ``pbe_torch_version()`` for the
   ``lesson-actions`` sidebar template (where the page's output was computed).
+* Tag pages: plain link lists instead of toctrees (see below).
 * ``reset_torch``: named by string in ``sphinx_gallery_conf["reset_modules"]``;
   puts global torch state back between lessons (they share one process).
 """
@@ -11,7 +12,9 @@
 from __future__ import annotations
 
 import functools
+import re
 import socket
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from sphinx.util import logging
@@ -69,8 +72,28 @@ def _add_page_context(app, pagename, templatename, context, doctree) -> None:
     context["pbe_torch_version"] = lambda: _torch_info()[1]
 
 
+_TOCTREE = re.compile(r"^\.\. toctree::\n(?:[ ]+:.*\n)*\n((?:[ ]+\S.*(?:\n|$))+)", re.MULTILINE)
+
+
+def _tag_pages_as_link_lists(app) -> None:
+    """sphinx-tags lists a tag's lessons in a toctree, which makes every lesson
+    a child of each of its tag pages, so the theme's sidebar shows tags instead
+    of the lesson's own section.  Turn those lists into plain links."""
+    folder = Path(app.srcdir, app.config.tags_output_dir)
+    for page in folder.glob("*.rst"):
+        if page.name == "tagsindex.rst":
+            continue
+        text = page.read_text(encoding="utf-8")
+        links = lambda m: f"{app.config.tags_page_header}:\n\n" + "".join(  # noqa: E731
+            f"* :doc:`{line.strip().removesuffix('.rst')}`\n" for line in m.group(1).splitlines()
+        )
+        page.write_text(_TOCTREE.sub(links, text), encoding="utf-8")
+
+
 def setup(app):
     app.connect("html-page-context", _add_page_context)
+    # After sphinx-tags has written its pages (builder-inited, priority 500).
+    app.connect("builder-inited", _tag_pages_as_link_lists, priority=600)
     # Before sphinx.ext.intersphinx normalises the mapping (priority 800).
     app.connect("config-inited", _skip_intersphinx_offline, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
