@@ -80,7 +80,7 @@ try:
     s.sum().backward()
     raise AssertionError("expected an error")
 except RuntimeError as err:
-    print(f"RuntimeError: {str(err).split(':')[0]}")
+    print(f"raised RuntimeError: {str(err).split(':')[0]}")
     assert "modified by an inplace operation" in str(err)
 
 # %%

@@ -175,7 +175,7 @@ assert w.detach().data_ptr() == w.data_ptr()  # same memory, no copy
 try:
     (q * w).sum().backward()  # an inference tensor inside a recorded computation
 except RuntimeError as err:
-    print(f"RuntimeError: {str(err).split('.')[0]}")
+    print(f"raised RuntimeError: {str(err).split('.')[0]}")
 else:
     raise AssertionError("inference tensors should be rejected by autograd")
 

@@ -238,7 +238,7 @@ print(f"vmap(grad(...)) output shape: {tuple(per_row.shape)}")
 try:
     vmap(MyReLU.apply)(rows)
 except RuntimeError as err:
-    print(f"RuntimeError: {str(err).split(',')[0]}")
+    print(f"raised RuntimeError: {str(err).split(',')[0]}")
 else:
     raise AssertionError("vmap should have rejected MyReLU")
 

@@ -154,7 +154,7 @@ p = first.bias
 try:
     p -= 1e-4 * torch.ones_like(p)
 except RuntimeError as err:
-    print(f"RuntimeError: {str(err).splitlines()[0]}")
+    print(f"raised RuntimeError: {str(err).splitlines()[0]}")
 else:
     raise AssertionError("the in-place update should have been refused")
 

@@ -158,7 +158,7 @@ assert forgetful.blocks[0].weight.dtype == torch.float32
 try:
     forgetful(h)
 except RuntimeError as err:
-    print(f"RuntimeError: {str(err).splitlines()[0]}")
+    print(f"raised RuntimeError: {str(err).splitlines()[0]}")
 else:
     raise AssertionError("the unconverted layers should have rejected float64 input")
 
