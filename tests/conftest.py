@@ -45,7 +45,7 @@ def downloads(site: Path, lesson: Path) -> dict[str, Path]:
     """The files a lesson page offers for download, by suffix."""
     html = page(site, lesson)
     found = {}
-    for a in soup(html).select("a[href*='_downloads/']"):
+    for a in soup(html).select("a[download][href*='_downloads/']"):
         target = (html.parent / a["href"]).resolve()
         found[target.suffix] = target
     return found
