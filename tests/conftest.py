@@ -41,6 +41,12 @@ def soup(path: Path) -> BeautifulSoup:
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
+def captured_output(html: Path) -> str:
+    """All text a lesson printed, as captured on its page."""
+    blocks = soup(html).select("pre.sphx-glr-script-out, div.sphx-glr-script-out pre")
+    return "\n".join(b.get_text() for b in blocks)
+
+
 def downloads(site: Path, lesson: Path) -> dict[str, Path]:
     """The files a lesson page offers for download, by suffix."""
     html = page(site, lesson)

@@ -9,7 +9,7 @@ import zipfile
 import nbformat
 import pytest
 
-from conftest import LESSONS, SECTIONS, VERSION, downloads, lesson_id, page, soup
+from conftest import LESSONS, ROOT, SECTIONS, VERSION, captured_output, downloads, lesson_id, page, soup
 
 # What must never appear in a lesson's captured output: a traceback, any
 # warning category, or an uncaught exception line ("ValueError: ...").
@@ -24,9 +24,8 @@ def test_there_are_lessons():
 def test_page_shows_captured_output(site, lesson):
     html = page(site, lesson)
     assert html.is_file(), f"no page for {lesson}"
-    outputs = soup(html).select("pre.sphx-glr-script-out, div.sphx-glr-script-out pre")
-    assert outputs, f"{html.name} shows no captured output"
-    text = "\n".join(o.get_text() for o in outputs)
+    text = captured_output(html)
+    assert text.strip(), f"{html.name} shows no captured output"
     bad = BAD_OUTPUT.search(text)
     assert bad is None, f"{html.name} output contains {bad.group(0)!r}"
 
@@ -93,3 +92,19 @@ def test_version_switcher_names_current_version(site):
     assert sum(bool(e.get("preferred")) for e in entries) == 1
     # and the pages are built for that version
     assert f"theme_switcher_version_match = '{VERSION}'" in (site / "index.html").read_text()
+
+
+def test_face_dataset_names_file_and_row_of_bad_input(site):
+    """A missing image or a malformed CSV row fails with the file and row named."""
+    text = captured_output(page(site, ROOT / "gallery" / "data" / "02_custom_dataset_faces.py"))
+    assert re.search(r"Missing image error: \S+\.csv, row \d+ .*\.jpg does not exist", text)
+    assert re.search(r"Malformed row error: \S+\.csv, row \d+ .*is not a number", text)
+    assert re.search(r"Malformed row error: \S+\.csv, row \d+ .*fields where the header has", text)
+
+
+def test_cifar_page_reports_accuracy_and_training_time(site):
+    text = captured_output(page(site, ROOT / "gallery" / "nn" / "07_cifar10_classifier.py"))
+    assert "Using the JPEG copy of CIFAR-10" in text or "original CIFAR-10" in text
+    accuracy = float(re.search(r"Test accuracy: .* = ([\d.]+)%", text).group(1))
+    assert accuracy >= 65
+    assert re.search(r"Training took [\d.]+ s", text)
