@@ -133,6 +133,24 @@ def free_port():
 
 assert 0 < free_port() < 65536
 
+
+# %%
+# ``run_ranks`` puts the two together: every run gets a fresh address. On a
+# busy machine a rank can, rarely, die while gloo connects the ranks; rather
+# than fail the page on that, the run is tried once more on a new port. A real
+# bug fails both tries and raises here.
+
+
+def run_ranks(fn, *args, tries=2):
+    """Run ``fn(rank, WORLD_SIZE, url, *args)`` on every rank at a fresh local address."""
+    for attempt in range(1, tries + 1):
+        url = f"tcp://127.0.0.1:{free_port()}"
+        try:
+            return run_workers(fn, WORLD_SIZE, WORLD_SIZE, url, *args)
+        except (TimeoutError, mp.ProcessExitedException):
+            if attempt == tries:
+                raise
+
 # %%
 # All-reduce, by hand
 # -------------------
@@ -167,7 +185,7 @@ def all_reduce_worker(rank, world_size, url, before, after):
 
 before = torch.zeros(WORLD_SIZE, 3).share_memory_()
 after = torch.zeros(WORLD_SIZE, 3).share_memory_()
-run_workers(all_reduce_worker, WORLD_SIZE, WORLD_SIZE, f"tcp://127.0.0.1:{free_port()}", before, after)
+run_ranks(all_reduce_worker, before, after)
 for rank in range(WORLD_SIZE):
     print(f"rank {rank}: before {before[rank].tolist()} -> after {after[rank].tolist()}")
 torch.testing.assert_close(after, before.sum(dim=0).expand(WORLD_SIZE, 3))
@@ -326,8 +344,7 @@ report = torch.zeros(WORLD_SIZE, 4, n_params).share_memory_()  # rank x [start, 
 losses = torch.zeros(WORLD_SIZE, steps).share_memory_()
 
 start = time.perf_counter()
-url = f"tcp://127.0.0.1:{free_port()}"
-run_workers(ddp_worker, WORLD_SIZE, WORLD_SIZE, url, model, X, y, epochs, batch, report, losses)
+run_ranks(ddp_worker, model, X, y, epochs, batch, report, losses)
 print(f"{WORLD_SIZE} ranks x {steps} steps in {time.perf_counter() - start:.1f} s")
 
 # %%
