@@ -49,14 +49,10 @@ print(f"torch.distributed available: {dist.is_available()}, gloo: {dist.is_gloo_
 # Starting processes from this page
 # ---------------------------------
 # The helpers below are the ones explained in
-# :ref:`sphx_glr_lessons_advanced_04_multiprocessing_hogwild.py`, with one
-# difference: here workers always start with ``spawn``, as fresh interpreters.
-# A forked child inherits the parent's threads' locks mid-flight; DDP's
-# backward pass, which all-reduces from gloo's own threads, can then hang when
-# the parent has run other threaded libraries first (this page is built in one
-# process after twenty other lessons). This page runs in a namespace that
-# children cannot import, so each worker is copied into a temporary module that
-# they can. Workers import what they use inside their bodies, set one
+# :ref:`sphx_glr_lessons_advanced_04_multiprocessing_hogwild.py`: this page runs
+# in a namespace that child processes cannot import, so on Linux we start
+# workers with ``fork``; elsewhere we use ``spawn`` and copy each worker into a
+# temporary module. Workers import what they use inside their bodies, set one
 # intra-op thread each, and must finish before a deadline; every exit code is
 # checked.
 import contextlib
@@ -66,7 +62,7 @@ import shutil
 import tempfile
 import textwrap
 
-START_METHOD = "spawn"  # fresh interpreters: nothing inherited mid-flight
+START_METHOD = "fork" if sys.platform == "linux" else "spawn"
 print(f"start method used on this page: {START_METHOD}")
 
 
@@ -136,9 +132,9 @@ assert 0 < free_port() < 65536
 
 # %%
 # ``run_ranks`` puts the two together: every run gets a fresh address. On a
-# busy machine a rank can, rarely, die while gloo connects the ranks; rather
-# than fail the page on that, the run is tried once more on a new port. A real
-# bug fails both tries and raises here.
+# busy machine a rank can, rarely, die or stall while gloo connects the ranks;
+# rather than fail the page on that, the run is tried once more on a new port.
+# A real bug fails both tries and raises here.
 
 
 def run_ranks(fn, *args, tries=2):
