@@ -3,6 +3,8 @@
     nox -s docs        build the whole site, every lesson executed -> build/html
     nox -s docs-fast   prose-only rebuild, no lesson executed
     nox -s tests       build the site, then run the test suite
+    nox -s publish     build a version into build/site/<version>/ (`-- dev` for dev)
+    nox -s benchmark   time clean, no-change, one-lesson and parallel builds
 
 All sessions share one virtualenv (``.nox/venv``): torch and TensorFlow make
 it about 7 GB, so the docs and tests sessions must not each build their own.
