@@ -9,7 +9,8 @@ and times, each with ``sphinx-build -W --keep-going``:
 2. a rebuild with nothing changed;
 3. a rebuild after editing one lesson's prose;
 4. a rebuild after editing the same lesson's code;
-5. a full clean build with sphinx-gallery's ``parallel`` execution.
+5. a full clean build with ``-j N``: sphinx-gallery's ``parallel`` execution
+   (conf.py sets it to follow ``-j``) and Sphinx's parallel read and write.
 
 Per-lesson seconds come from the build's own timing data (sphinx-gallery's
 JUnit file).  Prints a table and writes it as JSON.  ``nox -s benchmark``
@@ -33,14 +34,15 @@ ROOT = Path(__file__).resolve().parents[1]
 EDITED = "gallery/basics/02_numpy_warmup.py"  # a quick lesson, edited in steps 3-4
 
 
-def build(project: Path, out: Path, *extra: str) -> float:
+def build(project: Path, out: Path, *extra: str) -> float | None:
+    """Seconds one sphinx-build took, or None if it failed (its log says why)."""
     start = time.perf_counter()
-    subprocess.run(
+    result = subprocess.run(
         [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q",
          str(project / "docs"), str(out), *extra],
-        check=True, cwd=project,
+        cwd=project,
     )
-    return time.perf_counter() - start
+    return time.perf_counter() - start if result.returncode == 0 else None
 
 
 def lesson_times(out: Path) -> dict[str, float]:
@@ -67,7 +69,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="workers for the parallel build")
     args = parser.parse_args()
 
-    rows: dict[str, float] = {}
+    rows: dict[str, float | None] = {}
     with tempfile.TemporaryDirectory() as tmp:
         project = fresh_copy(Path(tmp), "serial")
         html = project / "build" / "html"
@@ -82,29 +84,33 @@ def main() -> None:
 
         project = fresh_copy(Path(tmp), "parallel")
         html = project / "build" / "html"
-        rows[f"full clean build (parallel={args.jobs})"] = build(
-            project, html, "-D", f"sphinx_gallery_conf.parallel={args.jobs}")
+        rows[f"full clean build (-j {args.jobs})"] = build(project, html, "-j", str(args.jobs))
         per_lesson_parallel = lesson_times(html)
 
-    edited_alone = per_lesson.get("/".join(Path(EDITED).parts[-2:]))
     report = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
-        "builds_seconds": rows,
-        "edited_lesson_own_seconds": edited_alone,
+        "builds_seconds": rows,  # null: that build failed
+        "edited_lesson": EDITED,
+        "edited_lesson_own_seconds": per_lesson.get("/".join(Path(EDITED).parts[-2:])),
         "lesson_seconds_serial": per_lesson,
-        "lesson_seconds_parallel": per_lesson_parallel,
+        f"lesson_seconds_j{args.jobs}": per_lesson_parallel,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
 
-    width = max(map(len, [*rows, *per_lesson])) + 2
+    def cell(seconds: float | None) -> str:
+        return "failed" if seconds is None else f"{seconds:.1f}"
+
+    width = max(map(len, [*rows, *per_lesson, *per_lesson_parallel])) + 2
     print(f"\n{'build':<{width}}{'seconds':>9}")
     for name, seconds in rows.items():
-        print(f"{name:<{width}}{seconds:>9.1f}")
-    print(f"\n{'lesson (serial build)':<{width}}{'seconds':>9}")
-    for name, seconds in sorted(per_lesson.items(), key=lambda kv: -kv[1]):
-        print(f"{name:<{width}}{seconds:>9.1f}")
+        print(f"{name:<{width}}{cell(seconds):>9}")
+    print(f"\n{'lesson':<{width}}{'serial':>9}{f'-j {args.jobs}':>9}")
+    for name in sorted(per_lesson.keys() | per_lesson_parallel.keys()):
+        print(f"{name:<{width}}{cell(per_lesson.get(name)):>9}{cell(per_lesson_parallel.get(name)):>9}")
     print(f"\nwritten to {args.out}")
+    if None in rows.values():
+        sys.exit("a build failed: see its log above")
 
 
 if __name__ == "__main__":

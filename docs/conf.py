@@ -69,6 +69,11 @@ sphinx_gallery_conf = {
     "write_computation_times": True,
     "junit": "../lesson-times.xml",
     "remove_config_comments": True,
+    # `sphinx-build -j N` runs lessons in N worker processes (joblib); without
+    # -j they run one after another in the build process. Lessons that start
+    # processes of their own opt out with `# sphinx_gallery_parallel = False`
+    # and then run first, alone.
+    "parallel": True,
     # "Related lessons" at the bottom of each page, from their text.
     "recommender": {"enable": True, "n_examples": 3, "min_df": 2},
     "show_signature": False,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import zipfile
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -108,3 +110,34 @@ def test_cifar_page_reports_accuracy_and_training_time(site):
     accuracy = float(re.search(r"Test accuracy: .* = ([\d.]+)%", text).group(1))
     assert accuracy >= 65
     assert re.search(r"Training took [\d.]+ s", text)
+
+
+# Code (not prose) that starts processes: DataLoader workers, torch.multiprocessing,
+# torch.distributed. Such lessons cannot run inside a joblib worker of a parallel
+# build (`sphinx-build -j N`), so they must opt out and run alone.
+STARTS_PROCESSES = re.compile(
+    r"""num_workers["']?\s*[=:]\s*(?!0\b)|^\s*import torch\.(multiprocessing|distributed)\b""", re.MULTILINE
+)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
+def test_lessons_that_start_processes_run_alone(site, lesson):
+    code = "\n".join(line for line in lesson.read_text().splitlines() if not line.lstrip().startswith("#"))
+    marked = re.search(r"^# sphinx_gallery_parallel = False$", lesson.read_text(), re.MULTILINE)
+    assert bool(STARTS_PROCESSES.search(code)) == bool(marked), (
+        f"{lesson.name}: a lesson that starts processes needs '# sphinx_gallery_parallel = False', "
+        "and only such a lesson"
+    )
+    # the marker is build configuration: it appears neither on the page nor in the notebook
+    assert "sphinx_gallery_" not in page(site, lesson).read_text(encoding="utf-8")
+    assert "sphinx_gallery_" not in downloads(site, lesson)[".ipynb"].read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
+def test_page_shows_no_paths_of_the_build_machine(site, lesson):
+    """The page is read on other machines: no home, cache, checkout or data folder in its output."""
+    text = captured_output(page(site, lesson))
+    folders = {str(Path.home()), str(ROOT)}
+    if os.environ.get("PBE_DATA_DIR"):
+        folders.add(str(Path(os.environ["PBE_DATA_DIR"]).resolve()))
+    assert not [f for f in folders if f in text]

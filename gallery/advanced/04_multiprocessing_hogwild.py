@@ -37,6 +37,7 @@ import time
 import torch
 import torch.multiprocessing as mp
 
+# sphinx_gallery_parallel = False
 torch.manual_seed(0)
 print(f"Running on: cpu, in worker processes (CUDA available: {torch.cuda.is_available()}, not needed)")
 print(f"intra-op threads in this process: {torch.get_num_threads()}")

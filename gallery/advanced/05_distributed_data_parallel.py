@@ -40,6 +40,7 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
+# sphinx_gallery_parallel = False
 torch.manual_seed(0)
 WORLD_SIZE = 2
 print(f"Running on: cpu, {WORLD_SIZE} processes, backend gloo (CUDA available: {torch.cuda.is_available()})")

@@ -19,6 +19,7 @@ one batch at a time.
 # splitting, weights) either uses this global seed or a generator of its own.
 import torch
 
+# sphinx_gallery_parallel = False
 torch.manual_seed(0)
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(f"Running on: {device}")

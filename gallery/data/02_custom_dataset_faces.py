@@ -63,7 +63,7 @@ def locate_faces():
         for name, sha256 in FACE_FILES.items():
             if pooch.file_hash(str(folder / name)) != sha256:
                 raise ValueError(f"{folder / name} does not match its pinned SHA-256 hash")
-        return folder, f"offline copy in PBE_DATA_DIR ({folder})"
+        return folder, "the offline copy in $PBE_DATA_DIR/dlib-faces"
     folder = Path(pooch.os_cache("pytorch-by-example")) / "dlib-faces"
     pooch.get_logger().setLevel("WARNING")  # no "Downloading ..." lines on stderr
     try:
@@ -74,7 +74,7 @@ def locate_faces():
             f"Could not download dlib's example faces ({type(err).__name__}). "
             "Connect to the internet, or set PBE_DATA_DIR to a folder that holds a dlib-faces/ copy."
         ) from err
-    return folder, f"pooch cache ({folder}), downloaded from dlib's GitHub repository"
+    return folder, "the pooch cache, downloaded from dlib's GitHub repository"
 
 
 faces_dir, source = locate_faces()
@@ -141,7 +141,7 @@ def write_atomically(path, write):
 
 csv_file = work_dir / "face_landmarks.csv"
 write_atomically(csv_file, lambda tmp: faces.to_csv(tmp, index=False))
-print(f"wrote {csv_file}: {csv_file.stat().st_size / 1024:.0f} KiB")
+print(f"wrote {csv_file.name} to the cache folder: {csv_file.stat().st_size / 1024:.0f} KiB")
 
 # %%
 # The Dataset
@@ -648,6 +648,8 @@ print(f"v2.RandomCrop cut at (left, top) = ({left}, {top}); the points moved by 
 # of the CSV: one names a photo that does not exist, one has a landmark
 # that is not a number, and one has a field missing. The first is caught
 # when that sample is read; the other two as soon as the dataset is built.
+# Each message names the full path of the file; on this page the two folders
+# are shortened to ``<cache>`` and ``<faces>``.
 rows = csv_file.read_text().splitlines()
 
 
@@ -660,12 +662,17 @@ def broken_copy(name, row, edit):
     return path
 
 
+def on_page(message):
+    """The message with this machine's two folders shortened, for the page."""
+    return message.replace(str(work_dir), "<cache>").replace(str(faces_dir), "<faces>")
+
+
 missing = broken_copy("missing_image.csv", 5, lambda f: [f[0].replace(".jpg", "_lost.jpg"), *f[1:]])
 try:
     FaceLandmarks(missing, faces_dir)[5]
 except FileNotFoundError as err:
     message = str(err)
-    print(f"Missing image error: {message}")
+    print(f"Missing image error: {on_page(message)}")
 assert str(missing) in message and "row 5" in message
 
 not_a_number = broken_copy("not_a_number.csv", 7, lambda f: f[:8] + ["107px"] + f[9:])  # x01 of face 7
@@ -675,5 +682,5 @@ for path, row in [(not_a_number, 7), (too_short, 11)]:
         FaceLandmarks(path, faces_dir)
     except ValueError as err:
         message = str(err)
-        print(f"Malformed row error: {message}")
+        print(f"Malformed row error: {on_page(message)}")
     assert str(path) in message and f"row {row}" in message

@@ -17,6 +17,7 @@ data), and shows a shuffled batch with its class names.
 # -----
 import torch
 
+# sphinx_gallery_parallel = False
 torch.manual_seed(0)
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(f"Running on: {device}")

@@ -24,6 +24,7 @@ import time
 
 import torch
 
+# sphinx_gallery_parallel = False
 torch.manual_seed(0)
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
