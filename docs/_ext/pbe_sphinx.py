@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import re
 import socket
+import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -41,18 +42,31 @@ def _skip_intersphinx_offline(app, config) -> None:
         config.intersphinx_mapping = {}
 
 
-_THREADS: list[int] = []  # torch's thread count before the first lesson
+_THREADS: list[int] = []  # torch's thread count when a lesson first loaded torch
 
 
 def reset_torch(gallery_conf, fname) -> None:
-    """Undo process-wide torch settings a previous lesson may have changed."""
-    import torch  # imported here: a no-change rebuild should not pay for it
+    """Undo process-wide torch settings a previous lesson may have changed.
 
+    Runs before every lesson. Until some lesson has imported torch there is
+    nothing to undo, so torch is not imported here: a rebuild that runs one
+    NumPy-only lesson should not pay 2 s for it. The thread count is recorded
+    at the first reset that finds torch loaded; a lesson that changes it and
+    is not last in the build must restore it itself, as 05_rnn_from_scratch
+    does. Each check reads a setting before writing it, because writing the
+    deterministic-algorithms flag imports torch's compiler stack (1.7 s).
+    """
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
     if not _THREADS:
         _THREADS.append(torch.get_num_threads())
-    torch.set_default_dtype(torch.float32)
-    torch.use_deterministic_algorithms(False)
-    torch.set_num_threads(_THREADS[0])
+    if torch.get_default_dtype() != torch.float32:
+        torch.set_default_dtype(torch.float32)
+    if torch.are_deterministic_algorithms_enabled():
+        torch.use_deterministic_algorithms(False)
+    if torch.get_num_threads() != _THREADS[0]:
+        torch.set_num_threads(_THREADS[0])
 
 
 @functools.cache
