@@ -122,8 +122,9 @@ STARTS_PROCESSES = re.compile(
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
 def test_lessons_that_start_processes_run_alone(site, lesson):
-    code = "\n".join(line for line in lesson.read_text().splitlines() if not line.lstrip().startswith("#"))
-    marked = re.search(r"^# sphinx_gallery_parallel = False$", lesson.read_text(), re.MULTILINE)
+    source = lesson.read_text()
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
+    marked = re.search(r"^# sphinx_gallery_parallel = False$", source, re.MULTILINE)
     assert bool(STARTS_PROCESSES.search(code)) == bool(marked), (
         f"{lesson.name}: a lesson that starts processes needs '# sphinx_gallery_parallel = False', "
         "and only such a lesson"
