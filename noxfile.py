@@ -28,23 +28,55 @@ ROOT = Path(__file__).resolve().parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 VENV = ROOT / ".nox" / "venv"  # created by the `venv` session below
 SITE = ROOT / "build" / "html"  # where the built site lands
-AXE = ROOT / ".nox" / "axe"  # axe-core, from the npm registry, for tests/test_browser.py
+AXE = (
+    ROOT / ".nox" / "axe"
+)  # axe-core, from the npm registry, for tests/test_browser.py
 AXE_CORE = "axe-core@4.14.1"  # accessibility rules the browser tests inject
-SPHINX = ("-m", "sphinx", "-b", "html", "-W", "--keep-going", "docs", str(SITE))
+SPHINX = (
+    "-m",
+    "sphinx",
+    "-b",
+    "html",
+    "-W",
+    "--keep-going",
+    "docs",
+    str(SITE),
+)
 
 
 def _run(session: nox.Session, *args: str, **kwargs) -> None:
     """Run ``python *args`` inside the shared virtualenv."""
-    env = {"VIRTUAL_ENV": str(VENV), "PATH": f"{VENV / 'bin'}{os.pathsep}{os.environ['PATH']}"}
-    session.run(str(VENV / "bin" / "python"), *args, env=env | kwargs.pop("env", {}), external=True, **kwargs)
+    env = {
+        "VIRTUAL_ENV": str(VENV),
+        "PATH": f"{VENV / 'bin'}{os.pathsep}{os.environ['PATH']}",
+    }
+    session.run(
+        str(VENV / "bin" / "python"),
+        *args,
+        env=env | kwargs.pop("env", {}),
+        external=True,
+        **kwargs,
+    )
 
 
 @nox.session(python="3.11", default=False)
 def venv(session: nox.Session) -> None:
     """Create/refresh the shared virtualenv with the docs and test groups."""
     session.install(*nox.project.dependency_groups(PYPROJECT, "docs", "test"))
-    if shutil.which("npm") and not (AXE / "node_modules" / "axe-core").is_dir():
-        session.run("npm", "install", "--silent", "--no-save", "--prefix", str(AXE), AXE_CORE, external=True)
+    if (
+        shutil.which("npm")
+        and not (AXE / "node_modules" / "axe-core").is_dir()
+    ):
+        session.run(
+            "npm",
+            "install",
+            "--silent",
+            "--no-save",
+            "--prefix",
+            str(AXE),
+            AXE_CORE,
+            external=True,
+        )
 
 
 @nox.session(venv_backend="none", requires=["venv"])
@@ -65,7 +97,13 @@ def tests(session: nox.Session) -> None:
     """Build the site (incrementally), then run pytest; posargs go to pytest."""
     _run(session, *SPHINX)
     axe_js = AXE / "node_modules" / "axe-core" / "axe.min.js"
-    _run(session, "-m", "pytest", *session.posargs, env={"PBE_AXE_JS": str(axe_js)})
+    _run(
+        session,
+        "-m",
+        "pytest",
+        *session.posargs,
+        env={"PBE_AXE_JS": str(axe_js)},
+    )
 
 
 @nox.session(venv_backend="none", requires=["venv"])

@@ -31,15 +31,28 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EDITED = "gallery/basics/02_numpy_warmup.py"  # a quick lesson, edited in steps 3-4
+EDITED = (
+    "gallery/basics/02_numpy_warmup.py"  # a quick lesson, edited in steps 3-4
+)
 
 
 def build(project: Path, out: Path, *extra: str) -> float | None:
     """Seconds one sphinx-build took, or None if it failed (its log says why)."""
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-q",
-         str(project / "docs"), str(out), *extra],
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-b",
+            "html",
+            "-W",
+            "--keep-going",
+            "-q",
+            str(project / "docs"),
+            str(out),
+            *extra,
+        ],
         cwd=project,
     )
     return time.perf_counter() - start if result.returncode == 0 else None
@@ -51,22 +64,35 @@ def lesson_times(out: Path) -> dict[str, float]:
         return {}
     cases = ET.parse(junit).getroot().iter("testcase")
     # keyed "section/file.py", from the file attribute ("../gallery/nn/x.py")
-    return {"/".join(Path(c.get("file")).parts[-2:]): float(c.get("time")) for c in cases}
+    return {
+        "/".join(Path(c.get("file")).parts[-2:]): float(c.get("time"))
+        for c in cases
+    }
 
 
 def fresh_copy(tmp: Path, name: str) -> Path:
     project = tmp / name
     for part in ("docs", "gallery"):
-        shutil.copytree(ROOT / part, project / part,
-                        ignore=shutil.ignore_patterns("lessons", "sg_*", "__pycache__"))
+        shutil.copytree(
+            ROOT / part,
+            project / part,
+            ignore=shutil.ignore_patterns("lessons", "sg_*", "__pycache__"),
+        )
     shutil.copy(ROOT / "pyproject.toml", project)
     return project
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=ROOT / "build" / "benchmark.json")
-    parser.add_argument("--jobs", type=int, default=2, help="workers for the parallel build")
+    parser = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "build" / "benchmark.json"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="workers for the parallel build"
+    )
     args = parser.parse_args()
 
     rows: dict[str, float | None] = {}
@@ -77,21 +103,29 @@ def main() -> None:
         per_lesson = lesson_times(html)
         rows["no-change rebuild"] = build(project, html)
         lesson = project / EDITED
-        lesson.write_text(lesson.read_text() + "\n# %%\n# One more sentence of prose.\n")
+        lesson.write_text(
+            lesson.read_text() + "\n# %%\n# One more sentence of prose.\n"
+        )
         rows[f"prose edit of {Path(EDITED).name}"] = build(project, html)
-        lesson.write_text(lesson.read_text() + "print('one more line of code')\n")
+        lesson.write_text(
+            lesson.read_text() + "print('one more line of code')\n"
+        )
         rows[f"code edit of {Path(EDITED).name}"] = build(project, html)
 
         project = fresh_copy(Path(tmp), "parallel")
         html = project / "build" / "html"
-        rows[f"full clean build (-j {args.jobs})"] = build(project, html, "-j", str(args.jobs))
+        rows[f"full clean build (-j {args.jobs})"] = build(
+            project, html, "-j", str(args.jobs)
+        )
         per_lesson_parallel = lesson_times(html)
 
     report = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
         "builds_seconds": rows,  # null: that build failed
         "edited_lesson": EDITED,
-        "edited_lesson_own_seconds": per_lesson.get("/".join(Path(EDITED).parts[-2:])),
+        "edited_lesson_own_seconds": per_lesson.get(
+            "/".join(Path(EDITED).parts[-2:])
+        ),
         "lesson_seconds_serial": per_lesson,
         f"lesson_seconds_j{args.jobs}": per_lesson_parallel,
     }
@@ -107,7 +141,9 @@ def main() -> None:
         print(f"{name:<{width}}{cell(seconds):>9}")
     print(f"\n{'lesson':<{width}}{'serial':>9}{f'-j {args.jobs}':>9}")
     for name in sorted(per_lesson.keys() | per_lesson_parallel.keys()):
-        print(f"{name:<{width}}{cell(per_lesson.get(name)):>9}{cell(per_lesson_parallel.get(name)):>9}")
+        print(
+            f"{name:<{width}}{cell(per_lesson.get(name)):>9}{cell(per_lesson_parallel.get(name)):>9}"
+        )
     print(f"\nwritten to {args.out}")
     if None in rows.values():
         sys.exit("a build failed: see its log above")

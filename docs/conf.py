@@ -29,7 +29,13 @@ extensions = [
     "pbe_sphinx",
 ]
 
-exclude_patterns = ["_build", "**/*.ipynb", "**/*.py.md5", "**/*.codeobj.json", "**/*.zip"]
+exclude_patterns = [
+    "_build",
+    "**/*.ipynb",
+    "**/*.py.md5",
+    "**/*.codeobj.json",
+    "**/*.zip",
+]
 templates_path = ["_templates"]
 html_static_path = ["_static"]
 html_css_files = ["pbe.css"]
@@ -52,7 +58,12 @@ sphinx_gallery_conf = {
     # One gallery, four sections, in the learning-path order.
     "examples_dirs": str(ROOT / "gallery"),
     "gallery_dirs": "lessons",
-    "subsection_order": ["../gallery/basics", "../gallery/nn", "../gallery/data", "../gallery/advanced"],
+    "subsection_order": [
+        "../gallery/basics",
+        "../gallery/nn",
+        "../gallery/data",
+        "../gallery/advanced",
+    ],
     # Every .py is a lesson (no plot_ prefix); its two-digit prefix orders it.
     "filename_pattern": r"\.py$",
     "within_subsection_order": "FileNameSortKey",
@@ -89,7 +100,12 @@ tags_overview_title = "Lessons by tag"
 tags_intro_text = "Tags:"
 tags_page_title = "Tag"
 tags_page_header = "Lessons with this tag"
-tags_badge_colors = {"beginner": "success", "intermediate": "info", "advanced": "warning", "*": "secondary"}
+tags_badge_colors = {
+    "beginner": "success",
+    "intermediate": "info",
+    "advanced": "warning",
+    "*": "secondary",
+}
 
 html_theme = "pydata_sphinx_theme"
 html_title = project
@@ -107,7 +123,11 @@ html_theme_options = {
     },
     "show_version_warning_banner": False,
     # Right-hand sidebar of a lesson: contents, downloads, Colab, device.
-    "secondary_sidebar_items": ["page-toc", "sg_download_links", "lesson-actions"],
+    "secondary_sidebar_items": [
+        "page-toc",
+        "sg_download_links",
+        "lesson-actions",
+    ],
 }
 html_context = {
     "default_mode": "auto",

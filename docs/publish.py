@@ -41,28 +41,59 @@ def _release(name: str) -> Version | None:
 
 def switcher_entries(versions: list[str], base: str) -> list[dict]:
     """dev first, then releases newest first; the newest release is stable."""
-    releases = sorted((v for v in versions if _release(v)), key=Version, reverse=True)
-    entries = [{"name": "dev", "version": "dev", "url": f"{base}dev/"}] if "dev" in versions else []
+    releases = sorted(
+        (v for v in versions if _release(v)), key=Version, reverse=True
+    )
+    entries = (
+        [{"name": "dev", "version": "dev", "url": f"{base}dev/"}]
+        if "dev" in versions
+        else []
+    )
     for i, v in enumerate(releases):
-        entry = {"name": f"{v} (stable)" if i == 0 else v, "version": v, "url": f"{base}{v}/"}
+        entry = {
+            "name": f"{v} (stable)" if i == 0 else v,
+            "version": v,
+            "url": f"{base}{v}/",
+        }
         if i == 0:
             entry["preferred"] = True
         entries.append(entry)
     return entries
 
 
-def publish(site: Path, version: str, base: str, sphinx_args: list[str]) -> list[dict]:
+def publish(
+    site: Path, version: str, base: str, sphinx_args: list[str]
+) -> list[dict]:
     if version != "dev" and _release(version) is None:
-        raise SystemExit(f"publish: {version!r} is neither 'dev' nor a release number like 0.1.0")
+        raise SystemExit(
+            f"publish: {version!r} is neither 'dev' nor a release number like 0.1.0"
+        )
     site.mkdir(parents=True, exist_ok=True)
     out = site / version
     env = os.environ | {"PBE_DOCS_VERSION": version}
     subprocess.run(
-        [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going",
-         "-d", str(site / ".doctrees" / version), str(DOCS), str(out), *sphinx_args],
-        env=env, check=True,
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-b",
+            "html",
+            "-W",
+            "--keep-going",
+            "-d",
+            str(site / ".doctrees" / version),
+            str(DOCS),
+            str(out),
+            *sphinx_args,
+        ],
+        env=env,
+        check=True,
     )
-    versions = [p.name for p in site.iterdir() if (p / "index.html").is_file() and p.name != ".doctrees"]
+    versions = [
+        p.name
+        for p in site.iterdir()
+        if (p / "index.html").is_file() and p.name != ".doctrees"
+    ]
     entries = switcher_entries(versions, base)
     text = json.dumps(entries, indent=2) + "\n"
     (site / "switcher.json").write_text(text)
@@ -74,14 +105,27 @@ def publish(site: Path, version: str, base: str, sphinx_args: list[str]) -> list
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("version", help='"dev" or a release number such as 0.1.0')
-    parser.add_argument("--site", type=Path, default=DOCS.parent / "build" / "site")
-    parser.add_argument("--base", default="/", help="URL path the site is served under (default /)")
+    parser = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "version", help='"dev" or a release number such as 0.1.0'
+    )
+    parser.add_argument(
+        "--site", type=Path, default=DOCS.parent / "build" / "site"
+    )
+    parser.add_argument(
+        "--base",
+        default="/",
+        help="URL path the site is served under (default /)",
+    )
     args, sphinx_args = parser.parse_known_args(argv)
     entries = publish(args.site, args.version, args.base, sphinx_args)
-    print(f"published {args.version} to {args.site / args.version}; versions: "
-          + ", ".join(e["name"] for e in entries))
+    print(
+        f"published {args.version} to {args.site / args.version}; versions: "
+        + ", ".join(e["name"] for e in entries)
+    )
 
 
 if __name__ == "__main__":

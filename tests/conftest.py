@@ -19,7 +19,9 @@ LESSONS = sorted(
     (p for s in SECTIONS for p in (ROOT / "gallery" / s).glob("*.py")),
     key=lambda p: (SECTIONS.index(p.parent.name), p.name),
 )
-VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+    "version"
+]
 
 
 def lesson_id(path: Path) -> str:
@@ -29,7 +31,9 @@ def lesson_id(path: Path) -> str:
 @pytest.fixture(scope="session")
 def site() -> Path:
     if not (SITE / "index.html").is_file():
-        pytest.fail(f"No built site at {SITE}: run `nox -s docs` (or `nox -s tests`) first.")
+        pytest.fail(
+            f"No built site at {SITE}: run `nox -s docs` (or `nox -s tests`) first."
+        )
     return SITE
 
 
@@ -43,7 +47,9 @@ def soup(path: Path) -> BeautifulSoup:
 
 def captured_output(html: Path) -> str:
     """All text a lesson printed, as captured on its page."""
-    blocks = soup(html).select("pre.sphx-glr-script-out, div.sphx-glr-script-out pre")
+    blocks = soup(html).select(
+        "pre.sphx-glr-script-out, div.sphx-glr-script-out pre"
+    )
     return "\n".join(b.get_text() for b in blocks)
 
 

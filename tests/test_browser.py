@@ -19,7 +19,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from conftest import ROOT, VERSION
 
 CHROMIUM = os.environ.get("PBE_CHROMIUM") or shutil.which("chromium")
@@ -53,7 +52,9 @@ def base_url(site):
 @pytest.fixture(scope="module")
 def browser():
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox"]
+        )
         yield browser
         browser.close()
 
@@ -61,17 +62,27 @@ def browser():
 def offline(context):
     """Answer requests for other hosts (MathJax's CDN) with an empty 200: CI is
     offline, and the site's own pages are what is under test."""
-    context.route(re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.fulfill(status=200, body=""))
+    context.route(
+        re.compile(r"^https?://(?!127\.0\.0\.1[:/])"),
+        lambda route: route.fulfill(status=200, body=""),
+    )
     return context
 
 
 @pytest.fixture
 def page(browser):
     """A fresh page that records console errors; none may occur."""
-    context = offline(browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True))
+    context = offline(
+        browser.new_context(
+            viewport={"width": 1280, "height": 900}, accept_downloads=True
+        )
+    )
     page = context.new_page()
     errors = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on(
+        "console",
+        lambda msg: errors.append(msg.text) if msg.type == "error" else None,
+    )
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     yield page
     context.close()
@@ -87,12 +98,20 @@ def test_home_to_lesson_with_output_and_figure(page, base_url):
     page.goto(f"{base_url}/index.html")
     shot(page, "home")
     page.locator(".sd-card", has_text="1. Basics").click()
-    expect(page).to_have_url(re.compile(re.escape(f"{base_url}/lessons/basics/index.html")))
-    page.locator(".sphx-glr-thumbcontainer a[href='02_numpy_warmup.html']").click()
+    expect(page).to_have_url(
+        re.compile(re.escape(f"{base_url}/lessons/basics/index.html"))
+    )
+    page.locator(
+        ".sphx-glr-thumbcontainer a[href='02_numpy_warmup.html']"
+    ).click()
     expect(page.locator(".sphx-glr-script-out").first).to_be_visible()
-    figure = page.locator("img.sphx-glr-single-img, img.sphx-glr-multi-img").first
+    figure = page.locator(
+        "img.sphx-glr-single-img, img.sphx-glr-multi-img"
+    ).first
     expect(figure).to_be_visible()
-    assert figure.evaluate("img => img.naturalWidth") > 0, "figure did not load"
+    assert figure.evaluate("img => img.naturalWidth") > 0, (
+        "figure did not load"
+    )
     shot(page, "lesson")
 
 
@@ -110,7 +129,10 @@ def test_search_finds_lesson_by_api_name(page, base_url):
     page.goto(f"{base_url}/search.html?q=index_add_")
     results = page.locator("ul.search li a")
     expect(results.first).to_be_visible(timeout=15_000)
-    assert any("for_lua_torch_users" in (a.get_attribute("href") or "") for a in results.all())
+    assert any(
+        "for_lua_torch_users" in (a.get_attribute("href") or "")
+        for a in results.all()
+    )
     shot(page, "search")
 
 
@@ -118,8 +140,12 @@ def test_light_dark_switch(page, base_url):
     page.goto(f"{base_url}/index.html")
     html = page.locator("html")
     for mode in ("dark", "light", "dark"):
-        page.locator(".theme-switch-button:visible").click()  # opens the mode menu
-        page.locator(f".theme-change-button[data-mode='{mode}']:visible").click()
+        page.locator(
+            ".theme-switch-button:visible"
+        ).click()  # opens the mode menu
+        page.locator(
+            f".theme-change-button[data-mode='{mode}']:visible"
+        ).click()
         expect(html).to_have_attribute("data-theme", mode)
         shot(page, f"home-{mode}")
     page.reload()  # the choice is remembered
@@ -137,24 +163,40 @@ def test_version_switcher_lists_current_version(page, base_url):
     shot(page, "version-switcher")
 
 
-@pytest.mark.parametrize("path", ["index.html", "lessons/nn/01_nn_package.html"])
+@pytest.mark.parametrize(
+    "path", ["index.html", "lessons/nn/01_nn_package.html"]
+)
 def test_phone_width_has_no_horizontal_scroll(browser, base_url, path):
-    context = offline(browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True))
+    context = offline(
+        browser.new_context(
+            viewport={"width": 375, "height": 812}, is_mobile=True
+        )
+    )
     page = context.new_page()
     page.goto(f"{base_url}/{path}")
-    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    overflow = page.evaluate(
+        "document.documentElement.scrollWidth - window.innerWidth"
+    )
     shot(page, "phone-" + path.replace("/", "-").removesuffix(".html"))
     context.close()
-    assert overflow <= 0, f"{path} scrolls sideways by {overflow}px at 375px wide"
+    assert overflow <= 0, (
+        f"{path} scrolls sideways by {overflow}px at 375px wide"
+    )
 
 
-@pytest.mark.parametrize("path", ["index.html", "lessons/index.html", "lessons/basics/01_tensors.html"])
+@pytest.mark.parametrize(
+    "path",
+    ["index.html", "lessons/index.html", "lessons/basics/01_tensors.html"],
+)
 def test_accessibility_no_serious_violations(page, base_url, path):
     page.goto(f"{base_url}/{path}")
     page.add_script_tag(path=AXE_JS)
-    results = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    results = page.evaluate(
+        "async () => await axe.run(document, {resultTypes: ['violations']})"
+    )
     bad = [
         f"{v['id']} ({v['impact']}): {v['help']} -> {[n['target'] for n in v['nodes']][:3]}"
-        for v in results["violations"] if v["impact"] in ("serious", "critical")
+        for v in results["violations"]
+        if v["impact"] in ("serious", "critical")
     ]
     assert not bad, "\n".join(bad)

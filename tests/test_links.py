@@ -24,12 +24,25 @@ def test_internal_links_and_anchors_resolve(site):
 def _check(copy: Path) -> None:
     linkchecker = Path(sys.executable).with_name("linkchecker")
     proc = subprocess.run(
-        [str(linkchecker), "-f", str(HERE / "linkcheckerrc"), "--no-status", str(copy / "index.html")],
-        capture_output=True, text=True, timeout=900,
+        [
+            str(linkchecker),
+            "-f",
+            str(HERE / "linkcheckerrc"),
+            "--no-status",
+            str(copy / "index.html"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
-    summary = re.search(r"(\d+) links? in \d+ URLs checked\. (\d+) warnings? found\. (\d+) errors? found", proc.stdout)
+    summary = re.search(
+        r"(\d+) links? in \d+ URLs checked\. (\d+) warnings? found\. (\d+) errors? found",
+        proc.stdout,
+    )
     assert summary, proc.stdout[-3000:] + proc.stderr[-3000:]
     checked, warnings, errors = map(int, summary.groups())
-    assert checked > 50, f"only {checked} links checked: did LinkChecker read the site?"
+    assert checked > 50, (
+        f"only {checked} links checked: did LinkChecker read the site?"
+    )
     assert (warnings, errors) == (0, 0), proc.stdout[-6000:]
     assert proc.returncode == 0

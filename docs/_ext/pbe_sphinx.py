@@ -38,11 +38,15 @@ def _skip_intersphinx_offline(app, config) -> None:
         return
     first_url = next(iter(mapping.values()))[0]
     if not _online(first_url):
-        logger.info("pbe: offline, API links (intersphinx) skipped for this build")
+        logger.info(
+            "pbe: offline, API links (intersphinx) skipped for this build"
+        )
         config.intersphinx_mapping = {}
 
 
-_THREADS: list[int] = []  # torch's thread count when a lesson first loaded torch
+_THREADS: list[
+    int
+] = []  # torch's thread count when a lesson first loaded torch
 
 
 def reset_torch(gallery_conf, fname) -> None:
@@ -86,7 +90,9 @@ def _add_page_context(app, pagename, templatename, context, doctree) -> None:
     context["pbe_torch_version"] = lambda: _torch_info()[1]
 
 
-_TOCTREE = re.compile(r"^\.\. toctree::\n(?:[ ]+:.*\n)*\n((?:[ ]+\S.*(?:\n|$))+)", re.MULTILINE)
+_TOCTREE = re.compile(
+    r"^\.\. toctree::\n(?:[ ]+:.*\n)*\n((?:[ ]+\S.*(?:\n|$))+)", re.MULTILINE
+)
 
 
 def _tag_pages_as_link_lists(app) -> None:
@@ -98,8 +104,12 @@ def _tag_pages_as_link_lists(app) -> None:
         if page.name == "tagsindex.rst":
             continue
         text = page.read_text(encoding="utf-8")
-        links = lambda m: f"{app.config.tags_page_header}:\n\n" + "".join(  # noqa: E731
-            f"* :doc:`{line.strip().removesuffix('.rst')}`\n" for line in m.group(1).splitlines()
+        links = lambda m: (
+            f"{app.config.tags_page_header}:\n\n"
+            + "".join(  # noqa: E731
+                f"* :doc:`{line.strip().removesuffix('.rst')}`\n"
+                for line in m.group(1).splitlines()
+            )
         )
         page.write_text(_TOCTREE.sub(links, text), encoding="utf-8")
 

@@ -52,15 +52,24 @@ def surface_points(shape, n_clouds, n_points, gen):
     if shape == "cube":
         p = torch.rand(n_clouds, n_points, 3, generator=gen) * 2 - 1
         face_axis = torch.randint(0, 3, (n_clouds, n_points, 1), generator=gen)
-        face_sign = torch.randint(0, 2, (n_clouds, n_points, 1), generator=gen) * 2.0 - 1
-        return 0.6 * p.scatter(2, face_axis, face_sign)  # push one coordinate to a face
+        face_sign = (
+            torch.randint(0, 2, (n_clouds, n_points, 1), generator=gen) * 2.0
+            - 1
+        )
+        return 0.6 * p.scatter(
+            2, face_axis, face_sign
+        )  # push one coordinate to a face
     angle = torch.rand(n_clouds, n_points, generator=gen) * 2 * math.pi
     if shape == "cylinder":
         height = torch.rand(n_clouds, n_points, generator=gen) * 2 - 1
-        return torch.stack([0.7 * angle.cos(), 0.7 * angle.sin(), height], dim=-1)
+        return torch.stack(
+            [0.7 * angle.cos(), 0.7 * angle.sin(), height], dim=-1
+        )
     tube = torch.rand(n_clouds, n_points, generator=gen) * 2 * math.pi  # torus
     ring = 0.8 + 0.3 * tube.cos()
-    return torch.stack([ring * angle.cos(), ring * angle.sin(), 0.3 * tube.sin()], dim=-1)
+    return torch.stack(
+        [ring * angle.cos(), ring * angle.sin(), 0.3 * tube.sin()], dim=-1
+    )
 
 
 def random_rotations(n, gen):
@@ -102,17 +111,25 @@ assert torch.all(x_train[:, 1:, 2] >= x_train[:, :-1, 2])  # sorted by height
 # the sequence (dark points are read first).
 import matplotlib.pyplot as plt
 
-fig, axes = plt.subplots(2, 4, figsize=(12, 6.4), subplot_kw={"projection": "3d"})
+fig, axes = plt.subplots(
+    2, 4, figsize=(12, 6.4), subplot_kw={"projection": "3d"}
+)
 for k, shape in enumerate(SHAPES):
     dense = surface_points(shape, 1, 600, torch.Generator().manual_seed(k))[0]
     axes[0, k].scatter(*dense.T, s=2, color="gray")
-    axes[0, k].set(title=f"{shape} (unrotated)", xlim=(-1, 1), ylim=(-1, 1), zlim=(-1, 1))
+    axes[0, k].set(
+        title=f"{shape} (unrotated)", xlim=(-1, 1), ylim=(-1, 1), zlim=(-1, 1)
+    )
     cloud = x_train[(y_train == k).nonzero()[0, 0]]
-    axes[1, k].scatter(*cloud.T, c=torch.arange(N_POINTS), cmap="viridis", s=14)
+    axes[1, k].scatter(
+        *cloud.T, c=torch.arange(N_POINTS), cmap="viridis", s=14
+    )
     axes[1, k].set_title(f"{shape}: a training sequence")
 for ax in axes.flat:
     ax.set(xlabel="x", ylabel="y", zlabel="z")
-fig.suptitle("Four shapes, and what the LSTM reads (colour = step, bottom to top)")
+fig.suptitle(
+    "Four shapes, and what the LSTM reads (colour = step, bottom to top)"
+)
 fig.tight_layout()
 
 # %%
@@ -136,7 +153,9 @@ from torch import nn
 class CloudClassifier(nn.Module):
     def __init__(self, hidden_size=32, n_classes=len(SHAPES)):
         super().__init__()
-        self.lstm = nn.LSTM(input_size=3, hidden_size=hidden_size, batch_first=True)
+        self.lstm = nn.LSTM(
+            input_size=3, hidden_size=hidden_size, batch_first=True
+        )
         self.head = nn.Linear(hidden_size, n_classes)
 
     def forward(self, points):
@@ -168,8 +187,9 @@ def accuracy(net, clouds, labels):
 batch_size, n_epochs = 128, 12
 optimizer = torch.optim.Adam(model.parameters())
 steps_per_epoch = math.ceil(len(x_train) / batch_size)
-scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=3e-2,
-                                                total_steps=n_epochs * steps_per_epoch)
+scheduler = torch.optim.lr_scheduler.OneCycleLR(
+    optimizer, max_lr=3e-2, total_steps=n_epochs * steps_per_epoch
+)
 history = []
 for epoch in range(n_epochs):
     perm = torch.randperm(len(x_train))
@@ -186,12 +206,16 @@ for epoch in range(n_epochs):
         total += loss.item() * len(idx)
     history.append((total / len(x_train), accuracy(model, x_test, y_test)))
     if epoch % 3 == 2 or epoch == n_epochs - 1:
-        print(f"epoch {epoch + 1:2d}  loss {history[-1][0]:.3f}  test acc {history[-1][1]:.3f}")
+        print(
+            f"epoch {epoch + 1:2d}  loss {history[-1][0]:.3f}  test acc {history[-1][1]:.3f}"
+        )
 
 test_acc = history[-1][1]
 chance = 1 / len(SHAPES)
 print(f"test accuracy {test_acc:.3f} (chance {chance:.2f})")
-assert test_acc > chance + 0.4, "the LSTM should beat guessing by a wide margin"
+assert test_acc > chance + 0.4, (
+    "the LSTM should beat guessing by a wide margin"
+)
 
 # %%
 # The loss falls and test accuracy climbs well above the 25 % of guessing:
@@ -200,7 +224,11 @@ epochs = range(1, n_epochs + 1)
 ax.plot(epochs, [h[0] for h in history], "o-", label="train loss")
 ax.plot(epochs, [h[1] for h in history], "s-", label="test accuracy")
 ax.axhline(chance, color="gray", ls="--", label="chance")
-ax.set(xlabel="epoch", ylabel="loss / accuracy", title="LSTM point-cloud classifier")
+ax.set(
+    xlabel="epoch",
+    ylabel="loss / accuracy",
+    title="LSTM point-cloud classifier",
+)
 ax.legend()
 fig.tight_layout()
 
@@ -238,7 +266,9 @@ def lstm_by_steps(cell, points, state=None):
 
 def cell_from_lstm(lstm):
     w = lstm.weight_ih_l0
-    cell = nn.LSTMCell(lstm.input_size, lstm.hidden_size, device=w.device, dtype=w.dtype)
+    cell = nn.LSTMCell(
+        lstm.input_size, lstm.hidden_size, device=w.device, dtype=w.dtype
+    )
     with torch.no_grad():
         cell.weight_ih.copy_(lstm.weight_ih_l0)
         cell.weight_hh.copy_(lstm.weight_hh_l0)
@@ -261,8 +291,10 @@ with torch.no_grad():
     fused_out, (fused_h, fused_c) = lstm64(batch64)
     step_out, (step_h, step_c) = lstm_by_steps(cell64, batch64)
 
-print(f"output {tuple(fused_out.shape)}, max |fused - steps| = "
-      f"{(fused_out - step_out).abs().max().item():.1e}")
+print(
+    f"output {tuple(fused_out.shape)}, max |fused - steps| = "
+    f"{(fused_out - step_out).abs().max().item():.1e}"
+)
 torch.testing.assert_close(step_out, fused_out)
 torch.testing.assert_close(step_h, fused_h[0])  # h_n has a leading layer dim
 torch.testing.assert_close(step_c, fused_c[0])
@@ -314,7 +346,9 @@ def median_ms(fn, dev, repeats=3, warmup=1):
     return 1e3 * statistics.median(times)
 
 
-devices = [torch.device("cpu")] + ([torch.device("cuda")] if torch.cuda.is_available() else [])
+devices = [torch.device("cpu")] + (
+    [torch.device("cuda")] if torch.cuda.is_available() else []
+)
 rows = []
 for dev in devices:
     lstm_d = copy.deepcopy(model.lstm).to(dev)
@@ -322,12 +356,23 @@ for dev in devices:
     for steps in (32, 256):
         xb = torch.randn(64, steps, 3, device=dev)
         fused_ms = median_ms(lambda: lstm_d(xb)[0].sum().backward(), dev)
-        loop_ms = median_ms(lambda: lstm_by_steps(cell_d, xb)[0].sum().backward(), dev)
-        rows.append({"device": dev.type, "steps": steps, "nn.LSTM ms": fused_ms,
-                     "LSTMCell loop ms": loop_ms, "loop / fused": loop_ms / fused_ms})
+        loop_ms = median_ms(
+            lambda: lstm_by_steps(cell_d, xb)[0].sum().backward(), dev
+        )
+        rows.append(
+            {
+                "device": dev.type,
+                "steps": steps,
+                "nn.LSTM ms": fused_ms,
+                "LSTMCell loop ms": loop_ms,
+                "loop / fused": loop_ms / fused_ms,
+            }
+        )
 print(pd.DataFrame(rows).to_string(index=False, float_format="{:.2f}".format))
 if not torch.cuda.is_available():
-    print("No GPU here: on one, a 'cuda' row would show cuDNN's fused LSTM kernel.")
+    print(
+        "No GPU here: on one, a 'cuda' row would show cuDNN's fused LSTM kernel."
+    )
 
 # %%
 # The last column is how many times slower the hand-written loop is (timings
@@ -345,14 +390,21 @@ if not torch.cuda.is_available():
 # ``batch_first=True`` changes only ``input`` and ``output``: the states keep
 # the batch in dimension 1.
 num_layers, hidden = 2, 16
-bi = nn.LSTM(3, hidden, num_layers=num_layers, bidirectional=True, batch_first=True).to(device)
+bi = nn.LSTM(
+    3, hidden, num_layers=num_layers, bidirectional=True, batch_first=True
+).to(device)
 batch, steps = 4, 10
 points = x_test[:batch, :steps].to(device)
 h0 = torch.zeros(num_layers * 2, batch, hidden, device=device)
 c0 = torch.zeros_like(h0)
 out, (h_n, c_n) = bi(points, (h0, c0))
-for name, t in [("input", points), ("h0 and c0", h0), ("output", out),
-                ("h_n", h_n), ("c_n", c_n)]:
+for name, t in [
+    ("input", points),
+    ("h0 and c0", h0),
+    ("output", out),
+    ("h_n", h_n),
+    ("c_n", c_n),
+]:
     print(f"{name:10s} {tuple(t.shape)}")
 
 assert h0.shape == (num_layers * 2, batch, hidden)
@@ -369,7 +421,9 @@ h_layers = h_n.view(num_layers, 2, batch, hidden)
 torch.testing.assert_close(h_layers[-1, 0], out[:, -1, :hidden])
 torch.testing.assert_close(h_layers[-1, 1], out[:, 0, hidden:])
 torch.testing.assert_close(bi(points)[0], out)
-print("h_n[-1, forward] == output[:, -1, :16];  h_n[-1, backward] == output[:, 0, 16:]")
+print(
+    "h_n[-1, forward] == output[:, -1, :16];  h_n[-1, backward] == output[:, 0, 16:]"
+)
 
 # %%
 # Sequences of different lengths: packing
@@ -381,22 +435,38 @@ print("h_n[-1, forward] == output[:, -1, :16];  h_n[-1, backward] == output[:, 0
 # LSTM, and ``h_n`` holds each sequence's state after *its own* last element.
 # ``enforce_sorted=False`` lets the batch come in any order (PyTorch sorts and
 # unsorts internally); the lengths must be a CPU tensor or a list.
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence, pad_sequence
+from torch.nn.utils.rnn import (
+    pack_padded_sequence,
+    pad_packed_sequence,
+    pad_sequence,
+)
 
 var_gen = torch.Generator().manual_seed(1)
 lengths = torch.randint(12, N_POINTS + 1, (1000,), generator=var_gen)
 var_clouds = [None] * len(lengths)  # a list of (length_i, 3) tensors
 var_labels = torch.empty(len(lengths), dtype=torch.long)
-for length in lengths.unique().tolist():  # make all clouds of one length at once
+for (
+    length
+) in lengths.unique().tolist():  # make all clouds of one length at once
     members = (lengths == length).nonzero().squeeze(1)
-    clouds, var_labels[members] = make_clouds(len(members), var_gen, n_points=length)
+    clouds, var_labels[members] = make_clouds(
+        len(members), var_gen, n_points=length
+    )
     for i, cloud in zip(members.tolist(), clouds):
         var_clouds[i] = cloud
 
-padded = pad_sequence(var_clouds, batch_first=True).to(device)  # (1000, longest, 3)
-packed = pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=False)
-print(f"lengths of the first five: {lengths[:5].tolist()}; padded {tuple(padded.shape)}")
-print(f"packed data {tuple(packed.data.shape)} = {int(lengths.sum())} real points, no padding")
+padded = pad_sequence(var_clouds, batch_first=True).to(
+    device
+)  # (1000, longest, 3)
+packed = pack_padded_sequence(
+    padded, lengths, batch_first=True, enforce_sorted=False
+)
+print(
+    f"lengths of the first five: {lengths[:5].tolist()}; padded {tuple(padded.shape)}"
+)
+print(
+    f"packed data {tuple(packed.data.shape)} = {int(lengths.sum())} real points, no padding"
+)
 assert packed.data.shape[0] == lengths.sum()
 
 # %%
@@ -408,14 +478,18 @@ with torch.no_grad():
     packed_out, (packed_h, packed_c) = lstm64(packed.to(torch.float64))
     naive_out, (naive_h, _) = lstm64(padded.double())
     for i in range(20):
-        _, (alone_h, alone_c) = lstm64(var_clouds[i].unsqueeze(0).to(device, torch.float64))
+        _, (alone_h, alone_c) = lstm64(
+            var_clouds[i].unsqueeze(0).to(device, torch.float64)
+        )
         torch.testing.assert_close(packed_h[:, i], alone_h[:, 0])
         torch.testing.assert_close(packed_c[:, i], alone_c[:, 0])
 
 short = (lengths < padded.shape[1]).nonzero()[0, 0]
 gap = (naive_h[-1, short] - packed_h[-1, short]).abs().max().item()
-print(f"cloud {short.item()} has {lengths[short].item()} points: "
-      f"padded-run h_n differs from the true one by up to {gap:.3f}")
+print(
+    f"cloud {short.item()} has {lengths[short].item()} points: "
+    f"padded-run h_n differs from the true one by up to {gap:.3f}"
+)
 assert gap > 1e-3
 
 # %%
@@ -426,7 +500,9 @@ unpacked, out_lengths = pad_packed_sequence(packed_out, batch_first=True)
 assert torch.equal(out_lengths, lengths)
 last = unpacked[torch.arange(len(lengths)), lengths - 1]
 torch.testing.assert_close(last, packed_h[-1])
-past_end = torch.arange(unpacked.shape[1]) >= lengths.unsqueeze(1)  # (batch, longest)
+past_end = torch.arange(unpacked.shape[1]) >= lengths.unsqueeze(
+    1
+)  # (batch, longest)
 assert unpacked[past_end.to(device)].abs().sum() == 0
 
 # %%
@@ -435,11 +511,17 @@ assert unpacked[past_end.to(device)].abs().sum() == 0
 # clouds unchanged. Feeding the padded tensor instead makes it classify
 # clouds with extra points at the origin.
 with torch.no_grad():
-    acc_packed = (model(packed).argmax(1).cpu() == var_labels).float().mean().item()
-    acc_padded = (model(padded).argmax(1).cpu() == var_labels).float().mean().item()
+    acc_packed = (
+        (model(packed).argmax(1).cpu() == var_labels).float().mean().item()
+    )
+    acc_padded = (
+        (model(padded).argmax(1).cpu() == var_labels).float().mean().item()
+    )
 model.train()
-print(f"variable-length clouds (12..32 points): packed acc {acc_packed:.3f}, "
-      f"padded acc {acc_padded:.3f}")
+print(
+    f"variable-length clouds (12..32 points): packed acc {acc_packed:.3f}, "
+    f"padded acc {acc_padded:.3f}"
+)
 assert acc_packed > chance + 0.25
 assert acc_packed > acc_padded
 

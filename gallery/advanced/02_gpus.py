@@ -23,11 +23,15 @@ torch.manual_seed(0)
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(f"Running on: {device}")
 if device.type == "cuda":
-    print(f"GPU: {torch.cuda.get_device_name(device)}, {torch.cuda.device_count()} visible, "
-          f"compute capability {torch.cuda.get_device_capability(device)}")
+    print(
+        f"GPU: {torch.cuda.get_device_name(device)}, {torch.cuda.device_count()} visible, "
+        f"compute capability {torch.cuda.get_device_capability(device)}"
+    )
 else:
-    print("No CUDA GPU: everything below runs on the CPU; "
-          "GPU-only cells explain what they would do.")
+    print(
+        "No CUDA GPU: everything below runs on the CPU; "
+        "GPU-only cells explain what they would do."
+    )
 
 # %%
 # ``torch.accelerator`` generalizes the same choice to any accelerator
@@ -56,7 +60,9 @@ class Standardize(nn.Module):
     def __init__(self):
         super().__init__()
         self.linear = nn.Linear(4, 2)  # parameters: moved
-        self.register_buffer("mean", torch.zeros(4))  # buffer: moved, saved in state_dict
+        self.register_buffer(
+            "mean", torch.zeros(4)
+        )  # buffer: moved, saved in state_dict
         self.forgotten = torch.ones(4)  # plain attribute: NOT moved
 
     def forward(self, x):
@@ -67,7 +73,9 @@ net = Standardize()
 weight = net.linear.weight
 returned = net.to(device)
 assert returned is net  # in place: same module back
-assert net.linear.weight is weight  # same Parameter object, data on the new device
+assert (
+    net.linear.weight is weight
+)  # same Parameter object, data on the new device
 assert net.linear.weight.device.type == net.mean.device.type == device.type
 assert net.forgotten.device.type == "cpu"
 
@@ -77,12 +85,27 @@ assert net.forgotten.device.type == "cpu"
 import pandas as pd
 
 net.to(torch.float64)
-rows = [(name, kind, str(t.dtype).removeprefix("torch."), str(t.device))
-        for kind, items in [("parameter", net.named_parameters()), ("buffer", net.named_buffers())]
-        for name, t in items]
-rows.append(("forgotten", "plain attribute", str(net.forgotten.dtype).removeprefix("torch."),
-             str(net.forgotten.device)))
-print(pd.DataFrame(rows, columns=["name", "kind", "dtype", "device"]).to_string(index=False))
+rows = [
+    (name, kind, str(t.dtype).removeprefix("torch."), str(t.device))
+    for kind, items in [
+        ("parameter", net.named_parameters()),
+        ("buffer", net.named_buffers()),
+    ]
+    for name, t in items
+]
+rows.append(
+    (
+        "forgotten",
+        "plain attribute",
+        str(net.forgotten.dtype).removeprefix("torch."),
+        str(net.forgotten.device),
+    )
+)
+print(
+    pd.DataFrame(rows, columns=["name", "kind", "dtype", "device"]).to_string(
+        index=False
+    )
+)
 assert net.linear.weight.dtype == net.mean.dtype == torch.float64
 assert net.forgotten.dtype == torch.float32
 net.to(torch.float32)  # and back
@@ -106,9 +129,13 @@ x_dev = x.to(device)
 assert x_dev.device.type == device.type
 assert x.to("cpu") is x  # already there: no copy
 assert x.to(torch.float64) is not x  # a real conversion makes a new tensor
-assert x.to(x_dev).device == x_dev.device  # .to(other) matches other's dtype and device
-print(f"x on {x.device}, x_dev on {x_dev.device}; "
-      f"same object when nothing changes: {x.to('cpu') is x}")
+assert (
+    x.to(x_dev).device == x_dev.device
+)  # .to(other) matches other's dtype and device
+print(
+    f"x on {x.device}, x_dev on {x_dev.device}; "
+    f"same object when nothing changes: {x.to('cpu') is x}"
+)
 
 # %%
 # Inputs and targets are tensors too: every batch must be moved, inside the
@@ -121,14 +148,20 @@ if device.type == "cuda":
     try:
         y.detach().numpy()
     except TypeError as err:
-        print(f"y.numpy() on a GPU tensor: TypeError: {str(err).splitlines()[0]}")
+        print(
+            f"y.numpy() on a GPU tensor: TypeError: {str(err).splitlines()[0]}"
+        )
     try:
         x + x_dev
     except RuntimeError as err:
-        print(f"CPU tensor + GPU tensor: RuntimeError: {str(err).splitlines()[0]}")
+        print(
+            f"CPU tensor + GPU tensor: RuntimeError: {str(err).splitlines()[0]}"
+        )
 else:
-    print("On a GPU, y.numpy() would raise TypeError (copy to the CPU first), and adding a "
-          "CPU tensor to a GPU tensor would raise RuntimeError (devices must match).")
+    print(
+        "On a GPU, y.numpy() would raise TypeError (copy to the CPU first), and adding a "
+        "CPU tensor to a GPU tensor would raise RuntimeError (devices must match)."
+    )
 
 # %%
 # Where new tensors are created
@@ -150,11 +183,24 @@ made = {
     "w.new_tensor([1, 2])": w.new_tensor([1, 2]),
     "torch.arange(3, device=w.device)": torch.arange(3, device=w.device),
 }
-print(pd.DataFrame([(k, str(t.dtype).removeprefix("torch."), str(t.device), tuple(t.shape))
-                    for k, t in made.items()],
-                   columns=["expression", "dtype", "device", "shape"]).to_string(index=False))
+print(
+    pd.DataFrame(
+        [
+            (
+                k,
+                str(t.dtype).removeprefix("torch."),
+                str(t.device),
+                tuple(t.shape),
+            )
+            for k, t in made.items()
+        ],
+        columns=["expression", "dtype", "device", "shape"],
+    ).to_string(index=False)
+)
 assert made["torch.zeros(2)"].device.type == "cpu"
-assert made["torch.zeros(2)"].dtype == torch.get_default_dtype() == torch.float32
+assert (
+    made["torch.zeros(2)"].dtype == torch.get_default_dtype() == torch.float32
+)
 for key in ["torch.zeros_like(w)", "w.new_zeros(5)", "w.new_tensor([1, 2])"]:
     assert made[key].dtype == torch.float64 and made[key].device == w.device
 assert made["torch.arange(3, device=w.device)"].dtype == torch.int64
@@ -199,7 +245,9 @@ def median_ms(fn, dev, repeats=5, warmup=2):
     return 1e3 * statistics.median(times)
 
 
-devices = [torch.device("cpu")] + ([torch.device("cuda")] if torch.cuda.is_available() else [])
+devices = [torch.device("cpu")] + (
+    [torch.device("cuda")] if torch.cuda.is_available() else []
+)
 print("timing on:", ", ".join(d.type for d in devices))
 
 # %%
@@ -207,12 +255,21 @@ print("timing on:", ", ".join(d.type for d in devices))
 # sizes (``2 n^3`` floating-point operations each).
 rows = []
 for dev in devices:
-    sizes = [64, 256, 1024] + ([4096] if dev.type == "cuda" else [])  # 4096 is slow on a CPU
+    sizes = [64, 256, 1024] + (
+        [4096] if dev.type == "cuda" else []
+    )  # 4096 is slow on a CPU
     for n in sizes:
         a = torch.randn(n, n, device=dev)
         b = torch.randn(n, n, device=dev)
         ms = median_ms(lambda: a @ b, dev)
-        rows.append({"device": dev.type, "n": n, "ms": ms, "GFLOP/s": 2 * n**3 / ms / 1e6})
+        rows.append(
+            {
+                "device": dev.type,
+                "n": n,
+                "ms": ms,
+                "GFLOP/s": 2 * n**3 / ms / 1e6,
+            }
+        )
 print(pd.DataFrame(rows).to_string(index=False, float_format="{:.3f}".format))
 
 # %%
@@ -225,14 +282,20 @@ if device.type == "cuda":
     median_ms(lambda: a @ a, device)  # warm up
     start = time.perf_counter()
     a @ a
-    queued_ms = 1e3 * (time.perf_counter() - start)  # wrong: kernel still running
+    queued_ms = 1e3 * (
+        time.perf_counter() - start
+    )  # wrong: kernel still running
     torch.cuda.synchronize()
     true_ms = median_ms(lambda: a @ a, device)
-    print(f"4096 matmul: {queued_ms:.3f} ms without synchronize vs {true_ms:.3f} ms with it")
+    print(
+        f"4096 matmul: {queued_ms:.3f} ms without synchronize vs {true_ms:.3f} ms with it"
+    )
     assert queued_ms < true_ms
 else:
-    print("No GPU: on one, timing without torch.cuda.synchronize() would report only the "
-          "microseconds it takes to queue the kernel, not its run time.")
+    print(
+        "No GPU: on one, timing without torch.cuda.synchronize() would report only the "
+        "microseconds it takes to queue the kernel, not its run time."
+    )
 
 # %%
 # A whole training step (forward, loss, backward, optimizer step) of a small
@@ -242,8 +305,13 @@ import torch.nn.functional as F
 
 
 def make_mlp():
-    return nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
-                         nn.Linear(1024, 10))
+    return nn.Sequential(
+        nn.Linear(512, 1024),
+        nn.ReLU(),
+        nn.Linear(1024, 1024),
+        nn.ReLU(),
+        nn.Linear(1024, 10),
+    )
 
 
 def train_step(model, opt, xb, yb):
@@ -263,7 +331,11 @@ for dev in devices:
     xb, yb = x_cpu.to(dev), y_cpu.to(dev)
     ms = median_ms(lambda: train_step(mlp, opt, xb, yb), dev)
     step_rows.append({"device": dev.type, "train step ms": ms})
-print(pd.DataFrame(step_rows).to_string(index=False, float_format="{:.3f}".format))
+print(
+    pd.DataFrame(step_rows).to_string(
+        index=False, float_format="{:.3f}".format
+    )
+)
 
 # %%
 # The CUDA caching allocator
@@ -286,8 +358,13 @@ if device.type == "cuda":
     stages = []
 
     def record(stage):
-        stages.append((stage, torch.cuda.memory_allocated() / MiB,
-                       torch.cuda.memory_reserved() / MiB))
+        stages.append(
+            (
+                stage,
+                torch.cuda.memory_allocated() / MiB,
+                torch.cuda.memory_reserved() / MiB,
+            )
+        )
 
     record("start")
     block = torch.empty(64 * MiB // 4, device=device)  # 64 MiB of float32
@@ -298,20 +375,26 @@ if device.type == "cuda":
     for _ in range(20):  # a loop that allocates a new tensor every iteration
         block = torch.ones(64 * MiB // 4, device=device)
         del block
-        assert torch.cuda.memory_reserved() == reserved_after_first  # served from the cache
+        assert (
+            torch.cuda.memory_reserved() == reserved_after_first
+        )  # served from the cache
     record("after 20 alloc/free rounds")
     torch.cuda.empty_cache()
     record("empty_cache()")
-    table = pd.DataFrame(stages, columns=["stage", "allocated MiB", "reserved MiB"])
+    table = pd.DataFrame(
+        stages, columns=["stage", "allocated MiB", "reserved MiB"]
+    )
     print(table.to_string(index=False, float_format="{:.1f}".format))
     alloc, res = table["allocated MiB"], table["reserved MiB"]
     assert alloc[1] - alloc[0] == 64 and res[1] - res[0] >= 64
     assert alloc[2] == alloc[0] and res[2] == res[1]  # freed, but still cached
     assert res[4] <= res[0]
 else:
-    print("No GPU: on one, this cell prints memory_allocated() and memory_reserved() as a "
-          "64 MiB tensor is created and deleted; allocated falls back, reserved stays, and "
-          "20 more alloc/free rounds reuse the cached block without growing reserved memory.")
+    print(
+        "No GPU: on one, this cell prints memory_allocated() and memory_reserved() as a "
+        "64 MiB tensor is created and deleted; allocated falls back, reserved stays, and "
+        "20 more alloc/free rounds reuse the cached block without growing reserved memory."
+    )
 
 # %%
 # Pinned memory and ``non_blocking`` copies
@@ -337,26 +420,40 @@ if device.type == "cuda":
     copy_rows = []
     for name, src in [("pageable", pageable), ("pinned", pinned)]:
         ms = median_ms(lambda: src.to(device), device)
-        copy_rows.append({"64 MiB copy from": name, "ms": ms, "GB/s": 64 * MiB / ms / 1e6})
-    print(pd.DataFrame(copy_rows).to_string(index=False, float_format="{:.2f}".format))
+        copy_rows.append(
+            {"64 MiB copy from": name, "ms": ms, "GB/s": 64 * MiB / ms / 1e6}
+        )
+    print(
+        pd.DataFrame(copy_rows).to_string(
+            index=False, float_format="{:.2f}".format
+        )
+    )
 
     torch.cuda.synchronize()
     start = time.perf_counter()
-    on_gpu = pinned.to(device, non_blocking=True)  # returns before the copy ends
-    doubled = on_gpu * 2  # queued behind the copy on the same stream: sees the data
+    on_gpu = pinned.to(
+        device, non_blocking=True
+    )  # returns before the copy ends
+    doubled = (
+        on_gpu * 2
+    )  # queued behind the copy on the same stream: sees the data
     queued_ms = 1e3 * (time.perf_counter() - start)
     torch.cuda.synchronize()
     waited_ms = 1e3 * (time.perf_counter() - start)
-    print(f"non_blocking copy + multiply: control back after {queued_ms:.3f} ms, "
-          f"finished after {waited_ms:.3f} ms")
+    print(
+        f"non_blocking copy + multiply: control back after {queued_ms:.3f} ms, "
+        f"finished after {waited_ms:.3f} ms"
+    )
     assert queued_ms < waited_ms
     back = doubled.to("cpu", non_blocking=True)  # device-to-host: ...
     torch.cuda.synchronize()  # ... wait before reading it on the CPU
     assert torch.equal(back, pageable * 2)
 else:
-    print("No GPU: pin_memory() needs one (it raises RuntimeError here). On a GPU this cell "
-          "times a 64 MiB host-to-device copy from pageable and from pinned memory, and "
-          "shows that a non_blocking copy returns before the data has arrived.")
+    print(
+        "No GPU: pin_memory() needs one (it raises RuntimeError here). On a GPU this cell "
+        "times a 64 MiB host-to-device copy from pageable and from pinned memory, and "
+        "shows that a non_blocking copy returns before the data has arrived."
+    )
 
 # %%
 # Mixed precision with ``torch.autocast``
@@ -376,15 +473,21 @@ if torch.amp.is_autocast_available("cpu"):
         out_bf16 = layer(inputs)
         loss = F.cross_entropy(out_bf16, labels)
     out_fp32 = layer(inputs)
-    print(f"inside autocast: linear -> {out_bf16.dtype}, cross_entropy -> {loss.dtype}, "
-          f"weight stays {layer.weight.dtype}")
+    print(
+        f"inside autocast: linear -> {out_bf16.dtype}, cross_entropy -> {loss.dtype}, "
+        f"weight stays {layer.weight.dtype}"
+    )
     rel_err = ((out_bf16.float() - out_fp32).norm() / out_fp32.norm()).item()
     print(f"relative error of the bf16 linear layer: {rel_err:.4f}")
     assert out_bf16.dtype == torch.bfloat16 and loss.dtype == torch.float32
     assert layer.weight.dtype == torch.float32
-    torch.testing.assert_close(out_bf16.float(), out_fp32, rtol=1.6e-2, atol=1.6e-2)
+    torch.testing.assert_close(
+        out_bf16.float(), out_fp32, rtol=1.6e-2, atol=1.6e-2
+    )
     loss.backward()
-    assert layer.weight.grad.dtype == torch.float32  # gradients match the fp32 weights
+    assert (
+        layer.weight.grad.dtype == torch.float32
+    )  # gradients match the fp32 weights
 else:
     print("This PyTorch build has no CPU autocast.")
 
@@ -398,11 +501,15 @@ else:
 use_bf16 = device.type == "cpu" or torch.cuda.is_bf16_supported()
 amp_dtype = torch.bfloat16 if use_bf16 else torch.float16
 torch.manual_seed(0)
-small = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10)).to(device)
+small = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10)).to(
+    device
+)
 opt = torch.optim.SGD(small.parameters(), lr=0.1)
 scaler = torch.amp.GradScaler(device.type, enabled=amp_dtype == torch.float16)
 xb = torch.randn(256, 32, device=device)
-yb = xb[:, :10].argmax(dim=1)  # a learnable rule: where the largest of 10 inputs is
+yb = xb[:, :10].argmax(
+    dim=1
+)  # a learnable rule: where the largest of 10 inputs is
 losses = []
 for step in range(30):
     with torch.autocast(device_type=device.type, dtype=amp_dtype):
@@ -412,8 +519,10 @@ for step in range(30):
     scaler.step(opt)
     scaler.update()
     losses.append(loss.item())
-print(f"autocast {str(amp_dtype).removeprefix('torch.')} on {device.type}: "
-      f"loss {losses[0]:.3f} -> {losses[-1]:.3f} in 30 steps")
+print(
+    f"autocast {str(amp_dtype).removeprefix('torch.')} on {device.type}: "
+    f"loss {losses[0]:.3f} -> {losses[-1]:.3f} in 30 steps"
+)
 assert losses[-1] < 0.9 * losses[0]
 
 # %%
@@ -430,11 +539,15 @@ if device.type == "cuda":
 
     fp32_ms = median_ms(lambda: a @ a, device)
     amp_ms = median_ms(autocast_matmul, device)
-    print(f"4096 matmul: float32 {fp32_ms:.3f} ms, autocast {amp_dtype} {amp_ms:.3f} ms "
-          f"({fp32_ms / amp_ms:.1f}x)")
+    print(
+        f"4096 matmul: float32 {fp32_ms:.3f} ms, autocast {amp_dtype} {amp_ms:.3f} ms "
+        f"({fp32_ms / amp_ms:.1f}x)"
+    )
     assert amp_ms < fp32_ms
 else:
-    print("No GPU: on one, this cell times a 4096 x 4096 matmul in float32 and under autocast.")
+    print(
+        "No GPU: on one, this cell times a 4096 x 4096 matmul in float32 and under autocast."
+    )
 
 # %%
 # .. note:: Old code you may meet: ``torch.cuda.amp.autocast()`` and
@@ -458,7 +571,9 @@ else:
 # recommend DDP even on a single machine. See
 # :ref:`sphx_glr_lessons_advanced_05_distributed_data_parallel.py`.
 print(f"GPUs visible: {torch.cuda.device_count()}")
-assert hasattr(nn, "DataParallel") and hasattr(nn.parallel, "DistributedDataParallel")
+assert hasattr(nn, "DataParallel") and hasattr(
+    nn.parallel, "DistributedDataParallel"
+)
 assert not hasattr(nn, "Parallel")
 print("torch.nn.Parallel exists:", hasattr(nn, "Parallel"))
 

@@ -31,7 +31,9 @@ print(f"Running on: {device}")
 a = torch.empty(2, 3)
 returned = a.fill_(1.5)  # in place
 b = a.add(2.0)  # out of place: a is untouched
-print(f"a is filled with {a[0, 0].item()}, b = a.add(2.0) holds {b[0, 0].item()}")
+print(
+    f"a is filled with {a[0, 0].item()}, b = a.add(2.0) holds {b[0, 0].item()}"
+)
 assert returned is a
 assert torch.all(a == 1.5) and torch.all(b == 3.5)
 a.add_(1.0)  # now a changes
@@ -44,10 +46,26 @@ assert torch.all(a == 2.5) and torch.all(b == 3.5)
 # out-of-place fill use ``torch.full_like``.
 import pandas as pd
 
-pairs = ["add", "mul", "clamp", "index_add", "narrow", "view", "expand", "fill", "zero",
-         "copy", "uniform"]
-forms = pd.DataFrame([(op, hasattr(torch.Tensor, op), hasattr(torch.Tensor, op + "_"))
-                      for op in pairs], columns=["method", "x.op(...)", "x.op_(...)"])
+pairs = [
+    "add",
+    "mul",
+    "clamp",
+    "index_add",
+    "narrow",
+    "view",
+    "expand",
+    "fill",
+    "zero",
+    "copy",
+    "uniform",
+]
+forms = pd.DataFrame(
+    [
+        (op, hasattr(torch.Tensor, op), hasattr(torch.Tensor, op + "_"))
+        for op in pairs
+    ],
+    columns=["method", "x.op(...)", "x.op_(...)"],
+)
 print(forms.to_string(index=False))
 assert hasattr(torch.Tensor, "narrow") and not hasattr(torch.Tensor, "narrow_")
 assert hasattr(torch.Tensor, "fill_") and not hasattr(torch.Tensor, "fill")
@@ -115,11 +133,19 @@ print(totals)
 expected = torch.stack([values[group == g].sum(dim=0) for g in range(3)])
 assert torch.equal(totals, expected)
 
-renames = {"indexAdd": "index_add_", "indexCopy": "index_copy_", "maskedFill": "masked_fill_",
-           "nElement": "numel", "isContiguous": "is_contiguous", "resizeAs": "resize_as_",
-           "cmul": "mul"}
+renames = {
+    "indexAdd": "index_add_",
+    "indexCopy": "index_copy_",
+    "maskedFill": "masked_fill_",
+    "nElement": "numel",
+    "isContiguous": "is_contiguous",
+    "resizeAs": "resize_as_",
+    "cmul": "mul",
+}
 for lua_name, torch_name in renames.items():
-    assert not hasattr(torch.Tensor, lua_name) and hasattr(torch.Tensor, torch_name)
+    assert not hasattr(torch.Tensor, lua_name) and hasattr(
+        torch.Tensor, torch_name
+    )
 print("renamed:", ", ".join(f"{k} -> {v}" for k, v in renames.items()))
 
 # %%
@@ -146,8 +172,14 @@ assert t_as_array.tolist() == [0.0, 10.0, 20.0]  # the array saw the change
 arr = np.linspace(0.0, 1.0, 3)
 shared, copied = torch.from_numpy(arr), torch.tensor(arr)
 arr[0] = -7.0  # a write on the NumPy side
-print(f"array {arr.tolist()}, from_numpy {shared.tolist()}, torch.tensor {copied.tolist()}")
-assert shared.tolist() == [-7.0, 0.5, 1.0] and copied.tolist() == [0.0, 0.5, 1.0]
+print(
+    f"array {arr.tolist()}, from_numpy {shared.tolist()}, torch.tensor {copied.tolist()}"
+)
+assert shared.tolist() == [-7.0, 0.5, 1.0] and copied.tolist() == [
+    0.0,
+    0.5,
+    1.0,
+]
 assert torch.as_tensor(arr).data_ptr() == shared.data_ptr()
 
 # %%
@@ -155,17 +187,36 @@ assert torch.as_tensor(arr).data_ptr() == shared.data_ptr()
 # unsigned, including ``int8``), floats and complex numbers. Strings, Python
 # objects and dates have no tensor equivalent and raise ``TypeError``.
 conversions = []
-for np_dtype in [np.float64, np.float32, np.float16, np.complex64, np.int64, np.int32,
-                 np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.uint64, np.bool_]:
+for np_dtype in [
+    np.float64,
+    np.float32,
+    np.float16,
+    np.complex64,
+    np.int64,
+    np.int32,
+    np.int16,
+    np.int8,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.bool_,
+]:
     tensor = torch.from_numpy(np.zeros(2, dtype=np_dtype))
-    conversions.append((np.dtype(np_dtype).name, str(tensor.dtype).removeprefix("torch.")))
+    conversions.append(
+        (np.dtype(np_dtype).name, str(tensor.dtype).removeprefix("torch."))
+    )
 for bad in [np.array(["a", "b"]), np.array([1, "x"], dtype=object)]:
     try:
         torch.from_numpy(bad)
         raise AssertionError("expected a TypeError")
     except TypeError as err:
-        conversions.append((bad.dtype.name, f"TypeError: {str(err).split('. ')[0]}"))
-table = pd.DataFrame(conversions, columns=["numpy dtype", "torch.from_numpy gives"])
+        conversions.append(
+            (bad.dtype.name, f"TypeError: {str(err).split('. ')[0]}")
+        )
+table = pd.DataFrame(
+    conversions, columns=["numpy dtype", "torch.from_numpy gives"]
+)
 print(table.to_string(index=False))
 assert torch.from_numpy(np.zeros(2, dtype=np.int8)).dtype == torch.int8
 
@@ -182,7 +233,9 @@ try:
     torch.zeros(2, requires_grad=True).numpy()
     raise AssertionError("expected a RuntimeError")
 except RuntimeError as err:
-    print(f"tensor requiring grad .numpy(): RuntimeError: {str(err).split('. ')[0]}")
+    print(
+        f"tensor requiring grad .numpy(): RuntimeError: {str(err).split('. ')[0]}"
+    )
 
 # %%
 # .. note:: Old code you may meet: ``torch.DoubleTensor(np_array)`` or
@@ -204,15 +257,22 @@ print(f"on the CPU: {counts.type()}")
 if device.type == "cuda":
     on_gpu = counts.to(device)
     print(f"after .to('cuda'): {on_gpu.type()}, dtype {on_gpu.dtype}")
-    assert on_gpu.dtype == torch.int64 and on_gpu.type() == "torch.cuda.LongTensor"
+    assert (
+        on_gpu.dtype == torch.int64
+        and on_gpu.type() == "torch.cuda.LongTensor"
+    )
     back = on_gpu.cpu()
     assert back.dtype == torch.int64 and torch.equal(back, counts)
 else:
-    print("No GPU: on one, counts.to('cuda').type() would be 'torch.cuda.LongTensor'.")
+    print(
+        "No GPU: on one, counts.to('cuda').type() would be 'torch.cuda.LongTensor'."
+    )
     meta = counts.to("meta")  # a data-less device: the same rule, checked here
     print(f"same rule on the 'meta' device: {meta.type()}")
     assert meta.dtype == torch.int64
-assert counts.to(torch.float32).dtype == torch.float32  # only this changes the dtype
+assert (
+    counts.to(torch.float32).dtype == torch.float32
+)  # only this changes the dtype
 
 # %%
 # The caching allocator
@@ -228,13 +288,17 @@ if device.type == "cuda":
         x_gpu = torch.randn(256, 1024).to(device)  # a new GPU tensor each step
         gram = x_gpu @ x_gpu.T
         reserved.append(torch.cuda.memory_reserved() / 2**20)
-    print("reserved GPU memory (MiB) per step:", [f"{r:.0f}" for r in reserved])
+    print(
+        "reserved GPU memory (MiB) per step:", [f"{r:.0f}" for r in reserved]
+    )
     # While step k's tensors are created, step k-1's are still alive; from the
     # third step on, the cache has blocks for both and stops growing.
     assert reserved[2:] == [reserved[2]] * 8
 else:
-    print("No GPU: on one, this loop creates a new GPU tensor every step and shows that "
-          "torch.cuda.memory_reserved() stops growing after the first steps.")
+    print(
+        "No GPU: on one, this loop creates a new GPU tensor every step and shows that "
+        "torch.cuda.memory_reserved() stops growing after the first steps."
+    )
 
 # %%
 # Processes instead of ``threads``
@@ -251,9 +315,13 @@ else:
 params = torch.zeros(4)
 params.share_memory_()  # storage moves to shared memory, in place
 shared_model = torch.nn.Linear(4, 2).share_memory()
-print(f"tensor shared: {params.is_shared()}, "
-      f"model parameters shared: {all(p.is_shared() for p in shared_model.parameters())}")
-assert params.is_shared() and all(p.is_shared() for p in shared_model.parameters())
+print(
+    f"tensor shared: {params.is_shared()}, "
+    f"model parameters shared: {all(p.is_shared() for p in shared_model.parameters())}"
+)
+assert params.is_shared() and all(
+    p.is_shared() for p in shared_model.parameters()
+)
 
 # %%
 # Autograd instead of ``updateGradInput`` and ``accGradParameters``
@@ -302,7 +370,9 @@ class Residual(nn.Module):
 
     def __init__(self, width):
         super().__init__()
-        self.f = nn.Sequential(nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width))
+        self.f = nn.Sequential(
+            nn.Linear(width, width), nn.ReLU(), nn.Linear(width, width)
+        )
 
     def forward(self, x):
         return x + self.f(x)
@@ -317,12 +387,16 @@ print(f"{sum(p.numel() for p in model.parameters())} parameters")
 # also runs the hooks registered on the module (used by tools such as
 # profilers and feature extractors), which ``forward`` alone skips.
 calls = []
-handle = model.register_forward_hook(lambda module, inputs, output: calls.append(output.shape))
+handle = model.register_forward_hook(
+    lambda module, inputs, output: calls.append(output.shape)
+)
 inputs = torch.randn(5, 8, device=device)
 out_call = model(inputs)
 out_forward = model.forward(inputs)
 handle.remove()
-print(f"hook ran {len(calls)} time(s) for one model(x) and one model.forward(x)")
+print(
+    f"hook ran {len(calls)} time(s) for one model(x) and one model.forward(x)"
+)
 assert len(calls) == 1 and torch.equal(out_call, out_forward)
 
 # %%

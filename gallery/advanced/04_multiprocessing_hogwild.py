@@ -39,7 +39,9 @@ import torch.multiprocessing as mp
 
 # sphinx_gallery_parallel = False
 torch.manual_seed(0)
-print(f"Running on: cpu, in worker processes (CUDA available: {torch.cuda.is_available()}, not needed)")
+print(
+    f"Running on: cpu, in worker processes (CUDA available: {torch.cuda.is_available()}, not needed)"
+)
 print(f"intra-op threads in this process: {torch.get_num_threads()}")
 
 # %%
@@ -101,8 +103,12 @@ def for_children(fn):
         yield fn  # the child is a clone: it already has fn
         return
     main = sys.modules["__main__"]
-    main_file = main.__dict__.pop("__file__", None)  # else spawn re-runs that file in every child
-    folder = tempfile.mkdtemp(prefix="pbe_")  # gives a fresh, unique module name
+    main_file = main.__dict__.pop(
+        "__file__", None
+    )  # else spawn re-runs that file in every child
+    folder = tempfile.mkdtemp(
+        prefix="pbe_"
+    )  # gives a fresh, unique module name
     name = os.path.basename(folder)
     try:
         with open(os.path.join(folder, f"{name}.py"), "w") as f:
@@ -132,14 +138,26 @@ def for_children(fn):
 def run_workers(fn, nprocs, *args, timeout=60.0):
     """Run ``fn(rank, *args)`` in ``nprocs`` processes; all finished and exited with 0."""
     with for_children(fn) as target:
-        ctx = mp.start_processes(target, args=args, nprocs=nprocs, join=False, start_method=START_METHOD)
+        ctx = mp.start_processes(
+            target,
+            args=args,
+            nprocs=nprocs,
+            join=False,
+            start_method=START_METHOD,
+        )
         deadline = time.monotonic() + timeout
         try:
-            while not ctx.join(timeout=max(0.1, deadline - time.monotonic())):  # raises if a worker failed
+            while not ctx.join(
+                timeout=max(0.1, deadline - time.monotonic())
+            ):  # raises if a worker failed
                 if time.monotonic() > deadline:
-                    raise TimeoutError(f"{fn.__name__} still running after {timeout} s")
+                    raise TimeoutError(
+                        f"{fn.__name__} still running after {timeout} s"
+                    )
         finally:
-            for p in ctx.processes:  # on any failure, stop the rest before leaving
+            for (
+                p
+            ) in ctx.processes:  # on any failure, stop the rest before leaving
                 if p.is_alive():
                     p.terminate()
                 p.join(5)
@@ -165,14 +183,20 @@ def nudge_last_bias(rank, model):
 
     torch.set_num_threads(1)
     with torch.no_grad():
-        model[-1].bias.add_(1.0)  # in place: writes into the parameter's storage
+        model[-1].bias.add_(
+            1.0
+        )  # in place: writes into the parameter's storage
 
 
-model = nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 3))
+model = nn.Sequential(
+    nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 3)
+)
 bias_at_start = model[-1].bias.detach().clone()
 
 run_workers(nudge_last_bias, 1, model)
-print(f"ordinary memory: parent sees a change of {(model[-1].bias - bias_at_start).abs().max():.1f}")
+print(
+    f"ordinary memory: parent sees a change of {(model[-1].bias - bias_at_start).abs().max():.1f}"
+)
 if START_METHOD == "fork":
     torch.testing.assert_close(model[-1].bias.detach(), bias_at_start)
 
@@ -180,7 +204,9 @@ model.share_memory()
 assert all(p.is_shared() for p in model.parameters())
 bias_shared = model[-1].bias.detach().clone()
 run_workers(nudge_last_bias, 1, model)
-print(f"shared memory:   parent sees a change of {(model[-1].bias - bias_shared).min():.1f}")
+print(
+    f"shared memory:   parent sees a change of {(model[-1].bias - bias_shared).min():.1f}"
+)
 torch.testing.assert_close(model[-1].bias.detach(), bias_shared + 1.0)
 
 with torch.no_grad():
@@ -214,7 +240,9 @@ def spirals(n_per_class, seed, classes=3, noise=0.3):
 
 X_train, y_train = spirals(200, seed=1)
 X_test, y_test = spirals(200, seed=2)
-print(f"train {tuple(X_train.shape)}, test {tuple(X_test.shape)}, classes {y_train.unique().tolist()}")
+print(
+    f"train {tuple(X_train.shape)}, test {tuple(X_test.shape)}, classes {y_train.unique().tolist()}"
+)
 
 
 @torch.no_grad()
@@ -226,7 +254,9 @@ def evaluate(model, X, y):
 
 
 loss_before, acc_before = evaluate(model, X_test, y_test)
-print(f"before training: test loss {loss_before:.4f}, test accuracy {acc_before:.1%}")
+print(
+    f"before training: test loss {loss_before:.4f}, test accuracy {acc_before:.1%}"
+)
 
 # %%
 # HOGWILD: lock-free updates to shared weights
@@ -250,7 +280,10 @@ def hogwild_worker(rank, model, X, y, steps, losses):
 
     torch.set_num_threads(1)
     n_workers = losses.shape[0]
-    X, y = X[rank::n_workers], y[rank::n_workers]  # this worker's half of the data
+    X, y = (
+        X[rank::n_workers],
+        y[rank::n_workers],
+    )  # this worker's half of the data
     gen = torch.Generator().manual_seed(1000 + rank)
     opt = torch.optim.Adam(model.parameters(), lr=0.01)
     for step in range(steps):
@@ -268,7 +301,9 @@ losses = torch.zeros(n_workers, steps).share_memory_()
 
 start = time.perf_counter()
 run_workers(hogwild_worker, n_workers, model, X_train, y_train, steps, losses)
-print(f"{n_workers} workers x {steps} steps in {time.perf_counter() - start:.1f} s")
+print(
+    f"{n_workers} workers x {steps} steps in {time.perf_counter() - start:.1f} s"
+)
 
 # %%
 # The workers' updates interleave differently on every run, so the final
@@ -285,9 +320,14 @@ loss_after, acc_after = evaluate(model, X_test, y_test)
 assert loss_after < 0.5 * loss_before, (loss_before, loss_after)
 assert acc_after > 0.8, acc_after
 assert torch.all(losses > 0), "every step of every worker was recorded"
-early, late = losses[:, :50].median(dim=1).values, losses[:, -50:].median(dim=1).values
+early, late = (
+    losses[:, :50].median(dim=1).values,
+    losses[:, -50:].median(dim=1).values,
+)
 assert torch.all(late < 0.5 * early), (early, late)
-print(f"test loss fell below half of its start ({loss_before:.2f}): {loss_after < 0.5 * loss_before}")
+print(
+    f"test loss fell below half of its start ({loss_before:.2f}): {loss_after < 0.5 * loss_before}"
+)
 print(f"test accuracy above 80%: {acc_after > 0.8}")
 
 # %%
@@ -302,7 +342,11 @@ smooth = nn.functional.conv1d(losses.unsqueeze(1), kernel).squeeze(1)
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
 for rank in range(n_workers):
-    ax.plot(torch.arange(window - 1, steps).numpy(), smooth[rank].numpy(), label=f"worker {rank}")
+    ax.plot(
+        torch.arange(window - 1, steps).numpy(),
+        smooth[rank].numpy(),
+        label=f"worker {rank}",
+    )
 ax.set_xlabel("step of this worker")
 ax.set_ylabel(f"cross-entropy (mean of {window} steps)")
 ax.set_title("HOGWILD: two processes training one shared model")
@@ -315,12 +359,29 @@ fig.tight_layout()
 grid = torch.linspace(-1.3, 1.3, 200)
 gx, gy = torch.meshgrid(grid, grid, indexing="xy")
 with torch.no_grad():
-    region = model(torch.stack([gx.flatten(), gy.flatten()], dim=1)).argmax(dim=1)
+    region = model(torch.stack([gx.flatten(), gy.flatten()], dim=1)).argmax(
+        dim=1
+    )
 
 fig, ax = plt.subplots(figsize=(4.5, 4.5))
 levels = [-0.5, 0.5, 1.5, 2.5]  # one band per class
-ax.contourf(gx.numpy(), gy.numpy(), region.reshape(gx.shape).numpy(), levels=levels, cmap="Pastel1", alpha=0.8)
-ax.scatter(X_test[:, 0].numpy(), X_test[:, 1].numpy(), c=y_test.numpy(), cmap="Set1", vmin=0, vmax=8, s=8)
+ax.contourf(
+    gx.numpy(),
+    gy.numpy(),
+    region.reshape(gx.shape).numpy(),
+    levels=levels,
+    cmap="Pastel1",
+    alpha=0.8,
+)
+ax.scatter(
+    X_test[:, 0].numpy(),
+    X_test[:, 1].numpy(),
+    c=y_test.numpy(),
+    cmap="Set1",
+    vmin=0,
+    vmax=8,
+    s=8,
+)
 ax.set_xlabel("$x_1$")
 ax.set_ylabel("$x_2$")
 ax.set_title("Shared model after HOGWILD, test points")
@@ -358,14 +419,22 @@ with for_children(collate_and_tag) as collate_fn:
         collate_fn=collate_fn,
         multiprocessing_context=START_METHOD,
     )
-    batches = list(loader)  # workers start here and shut down at the end of the pass
+    batches = list(
+        loader
+    )  # workers start here and shut down at the end of the pass
 
 for numbers, worker, threads in batches:
-    print(f"batch {numbers.tolist()} built by worker {worker} using {threads} thread")
+    print(
+        f"batch {numbers.tolist()} built by worker {worker} using {threads} thread"
+    )
 assert [worker for _, worker, _ in batches] == [0, 1, 0, 1]
-assert torch.equal(torch.cat([numbers for numbers, _, _ in batches]), torch.arange(12))
+assert torch.equal(
+    torch.cat([numbers for numbers, _, _ in batches]), torch.arange(12)
+)
 assert all(threads == 1 for _, _, threads in batches)
-assert all(numbers.is_shared() for numbers, _, _ in batches)  # arrived via shared memory
+assert all(
+    numbers.is_shared() for numbers, _, _ in batches
+)  # arrived via shared memory
 
 # %%
 # What to take away

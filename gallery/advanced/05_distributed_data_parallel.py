@@ -43,8 +43,12 @@ import torch.multiprocessing as mp
 # sphinx_gallery_parallel = False
 torch.manual_seed(0)
 WORLD_SIZE = 2
-print(f"Running on: cpu, {WORLD_SIZE} processes, backend gloo (CUDA available: {torch.cuda.is_available()})")
-print(f"torch.distributed available: {dist.is_available()}, gloo: {dist.is_gloo_available()}")
+print(
+    f"Running on: cpu, {WORLD_SIZE} processes, backend gloo (CUDA available: {torch.cuda.is_available()})"
+)
+print(
+    f"torch.distributed available: {dist.is_available()}, gloo: {dist.is_gloo_available()}"
+)
 
 # %%
 # Starting processes from this page
@@ -74,8 +78,12 @@ def for_children(fn):
         yield fn  # the child is a clone: it already has fn
         return
     main = sys.modules["__main__"]
-    main_file = main.__dict__.pop("__file__", None)  # else spawn re-runs that file in every child
-    folder = tempfile.mkdtemp(prefix="pbe_")  # gives a fresh, unique module name
+    main_file = main.__dict__.pop(
+        "__file__", None
+    )  # else spawn re-runs that file in every child
+    folder = tempfile.mkdtemp(
+        prefix="pbe_"
+    )  # gives a fresh, unique module name
     name = os.path.basename(folder)
     try:
         with open(os.path.join(folder, f"{name}.py"), "w") as f:
@@ -101,14 +109,26 @@ def for_children(fn):
 def run_workers(fn, nprocs, *args, timeout=60.0):
     """Run ``fn(rank, *args)`` in ``nprocs`` processes; all finished and exited with 0."""
     with for_children(fn) as target:
-        ctx = mp.start_processes(target, args=args, nprocs=nprocs, join=False, start_method=START_METHOD)
+        ctx = mp.start_processes(
+            target,
+            args=args,
+            nprocs=nprocs,
+            join=False,
+            start_method=START_METHOD,
+        )
         deadline = time.monotonic() + timeout
         try:
-            while not ctx.join(timeout=max(0.1, deadline - time.monotonic())):  # raises if a worker failed
+            while not ctx.join(
+                timeout=max(0.1, deadline - time.monotonic())
+            ):  # raises if a worker failed
                 if time.monotonic() > deadline:
-                    raise TimeoutError(f"{fn.__name__} still running after {timeout} s")
+                    raise TimeoutError(
+                        f"{fn.__name__} still running after {timeout} s"
+                    )
         finally:
-            for p in ctx.processes:  # on any failure, stop the rest before leaving
+            for (
+                p
+            ) in ctx.processes:  # on any failure, stop the rest before leaving
                 if p.is_alive():
                     p.terminate()
                 p.join(5)
@@ -162,7 +182,11 @@ def all_reduce_worker(rank, world_size, url, before, after):
 
     torch.set_num_threads(1)
     dist.init_process_group(
-        "gloo", init_method=url, rank=rank, world_size=world_size, timeout=datetime.timedelta(seconds=60)
+        "gloo",
+        init_method=url,
+        rank=rank,
+        world_size=world_size,
+        timeout=datetime.timedelta(seconds=60),
     )
     try:
         t = (rank + 1) * torch.tensor([1.0, 2.0, 3.0])
@@ -177,7 +201,9 @@ before = torch.zeros(WORLD_SIZE, 3).share_memory_()
 after = torch.zeros(WORLD_SIZE, 3).share_memory_()
 run_ranks(all_reduce_worker, before, after)
 for rank in range(WORLD_SIZE):
-    print(f"rank {rank}: before {before[rank].tolist()} -> after {after[rank].tolist()}")
+    print(
+        f"rank {rank}: before {before[rank].tolist()} -> after {after[rank].tolist()}"
+    )
 torch.testing.assert_close(after, before.sum(dim=0).expand(WORLD_SIZE, 3))
 
 # %%
@@ -194,7 +220,13 @@ from torch.utils.data import DistributedSampler
 dataset_10 = list(range(10))
 for shuffle in (False, True):
     for rank in range(WORLD_SIZE):
-        sampler = DistributedSampler(dataset_10, num_replicas=WORLD_SIZE, rank=rank, shuffle=shuffle, seed=0)
+        sampler = DistributedSampler(
+            dataset_10,
+            num_replicas=WORLD_SIZE,
+            rank=rank,
+            shuffle=shuffle,
+            seed=0,
+        )
         print(f"shuffle={shuffle!s:5} rank {rank}: {list(sampler)}")
         if not shuffle:
             assert list(sampler) == dataset_10[rank::WORLD_SIZE]
@@ -211,20 +243,41 @@ import matplotlib.pyplot as plt
 from matplotlib.colors import ListedColormap
 
 dataset_11 = list(range(11))
-owner = torch.zeros(3, 11)  # epoch x index -> 0: rank 0, 1: rank 1, 2: both ranks
+owner = torch.zeros(
+    3, 11
+)  # epoch x index -> 0: rank 0, 1: rank 1, 2: both ranks
 for epoch in range(3):
     per_rank = []
     for rank in range(WORLD_SIZE):
-        sampler = DistributedSampler(dataset_11, num_replicas=WORLD_SIZE, rank=rank, shuffle=True, seed=0)
+        sampler = DistributedSampler(
+            dataset_11,
+            num_replicas=WORLD_SIZE,
+            rank=rank,
+            shuffle=True,
+            seed=0,
+        )
         sampler.set_epoch(epoch)
         per_rank.append(set(sampler))
         assert len(list(sampler)) == 6  # 11 samples -> 6 per rank
     assert per_rank[0] | per_rank[1] == set(dataset_11)
     for index in dataset_11:
-        owner[epoch, index] = 2 if index in per_rank[0] & per_rank[1] else int(index in per_rank[1])
-    assert (owner[epoch] == 2).sum() == 1  # exactly one index repeated as padding
+        owner[epoch, index] = (
+            2
+            if index in per_rank[0] & per_rank[1]
+            else int(index in per_rank[1])
+        )
+    assert (
+        owner[epoch] == 2
+    ).sum() == 1  # exactly one index repeated as padding
 assert not torch.equal(owner[0], owner[1])  # set_epoch changed the split
-assert len(DistributedSampler(dataset_11, num_replicas=WORLD_SIZE, rank=0, drop_last=True)) == 5
+assert (
+    len(
+        DistributedSampler(
+            dataset_11, num_replicas=WORLD_SIZE, rank=0, drop_last=True
+        )
+    )
+    == 5
+)
 
 fig, ax = plt.subplots(figsize=(7, 2.4))
 colors = ListedColormap(["tab:blue", "tab:orange", "tab:grey"])
@@ -263,7 +316,9 @@ from torch import nn
 gen = torch.Generator().manual_seed(0)
 X = torch.rand(256, 1, generator=gen) * 4 - 2
 y = torch.sin(2 * X) + 0.1 * torch.randn(X.shape, generator=gen)
-model = nn.Sequential(nn.Linear(1, 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 1))
+model = nn.Sequential(
+    nn.Linear(1, 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 1)
+)
 n_params = sum(p.numel() for p in model.parameters())
 print(f"{len(X)} samples, model with {n_params} parameters")
 
@@ -279,7 +334,9 @@ print(f"{len(X)} samples, model with {n_params} parameters")
 # its mini-batch losses.
 
 
-def ddp_worker(rank, world_size, url, model, X, y, epochs, batch, report, losses):
+def ddp_worker(
+    rank, world_size, url, model, X, y, epochs, batch, report, losses
+):
     import copy
     import datetime
     import gc
@@ -292,7 +349,11 @@ def ddp_worker(rank, world_size, url, model, X, y, epochs, batch, report, losses
 
     torch.set_num_threads(1)
     dist.init_process_group(
-        "gloo", init_method=url, rank=rank, world_size=world_size, timeout=datetime.timedelta(seconds=60)
+        "gloo",
+        init_method=url,
+        rank=rank,
+        world_size=world_size,
+        timeout=datetime.timedelta(seconds=60),
     )
     try:
         model = copy.deepcopy(model)  # this rank's private replica
@@ -304,18 +365,24 @@ def ddp_worker(rank, world_size, url, model, X, y, epochs, batch, report, losses
         report[rank, 0] = parameters_to_vector(model.parameters())
 
         dataset = TensorDataset(X, y)
-        sampler = DistributedSampler(dataset, shuffle=True, seed=0)  # rank, world size: from the group
+        sampler = DistributedSampler(
+            dataset, shuffle=True, seed=0
+        )  # rank, world size: from the group
         loader = DataLoader(dataset, batch_size=batch, sampler=sampler)
         opt = torch.optim.SGD(ddp_model.parameters(), lr=0.1, momentum=0.9)
         step = 0
         for epoch in range(epochs):
             sampler.set_epoch(epoch)
             for xb, yb in loader:
-                loss = torch.nn.functional.mse_loss(ddp_model(xb), yb)  # mean over this rank's batch
+                loss = torch.nn.functional.mse_loss(
+                    ddp_model(xb), yb
+                )  # mean over this rank's batch
                 opt.zero_grad()
                 loss.backward()  # DDP all-reduces and averages the gradients here
                 if step == 0:
-                    report[rank, 1] = torch.cat([p.grad.flatten() for p in model.parameters()])
+                    report[rank, 1] = torch.cat(
+                        [p.grad.flatten() for p in model.parameters()]
+                    )
                 opt.step()
                 if step == 0:
                     report[rank, 2] = parameters_to_vector(model.parameters())
@@ -337,12 +404,16 @@ def ddp_worker(rank, world_size, url, model, X, y, epochs, batch, report, losses
 # 8 steps per epoch, 64 in all.
 epochs, batch = 8, 16
 steps = epochs * len(X) // (WORLD_SIZE * batch)
-report = torch.zeros(WORLD_SIZE, 4, n_params).share_memory_()  # rank x [start, grad, step 1, end]
+report = torch.zeros(
+    WORLD_SIZE, 4, n_params
+).share_memory_()  # rank x [start, grad, step 1, end]
 losses = torch.zeros(WORLD_SIZE, steps).share_memory_()
 
 start = time.perf_counter()
 run_ranks(ddp_worker, model, X, y, epochs, batch, report, losses)
-print(f"{WORLD_SIZE} ranks x {steps} steps in {time.perf_counter() - start:.1f} s")
+print(
+    f"{WORLD_SIZE} ranks x {steps} steps in {time.perf_counter() - start:.1f} s"
+)
 
 # %%
 # Checking DDP against one process
@@ -358,10 +429,14 @@ from torch.nn.utils import parameters_to_vector
 
 first_batch = []
 for rank in range(WORLD_SIZE):
-    sampler = DistributedSampler(X, num_replicas=WORLD_SIZE, rank=rank, shuffle=True, seed=0)
+    sampler = DistributedSampler(
+        X, num_replicas=WORLD_SIZE, rank=rank, shuffle=True, seed=0
+    )
     sampler.set_epoch(0)
     first_batch += list(sampler)[:batch]
-print(f"first step uses {len(first_batch)} distinct samples: {len(set(first_batch)) == WORLD_SIZE * batch}")
+print(
+    f"first step uses {len(first_batch)} distinct samples: {len(set(first_batch)) == WORLD_SIZE * batch}"
+)
 assert len(set(first_batch)) == WORLD_SIZE * batch
 
 reference = copy.deepcopy(model)
@@ -374,11 +449,19 @@ opt.step()
 
 start_params, grads, after_step, final = report.unbind(dim=1)
 for rank in range(WORLD_SIZE):
-    torch.testing.assert_close(start_params[rank], parameters_to_vector(model.parameters()))  # broadcast
-    torch.testing.assert_close(grads[rank], reference_grad)  # averaged gradient
-    torch.testing.assert_close(after_step[rank], parameters_to_vector(reference.parameters()))  # same step
+    torch.testing.assert_close(
+        start_params[rank], parameters_to_vector(model.parameters())
+    )  # broadcast
+    torch.testing.assert_close(
+        grads[rank], reference_grad
+    )  # averaged gradient
+    torch.testing.assert_close(
+        after_step[rank], parameters_to_vector(reference.parameters())
+    )  # same step
 print("after the broadcast, both ranks start from rank 0's weights")
-print("after one step, both ranks hold the single-process result on the full batch")
+print(
+    "after one step, both ranks hold the single-process result on the full batch"
+)
 
 # %%
 # The same reasoning, without processes: the gradient of the mean over 32
@@ -393,10 +476,17 @@ def grad_of_mean_loss(indices):
     return torch.cat([p.grad.flatten() for p in net.parameters()])
 
 
-g0, g1 = grad_of_mean_loss(first_batch[:batch]), grad_of_mean_loss(first_batch[batch:])
+g0, g1 = (
+    grad_of_mean_loss(first_batch[:batch]),
+    grad_of_mean_loss(first_batch[batch:]),
+)
 torch.testing.assert_close((g0 + g1) / 2, reference_grad)
-gap = (g0 - reference_grad).norm() / reference_grad.norm()  # the same for g1: they sit either side
-print(f"each rank's own gradient is off the full-batch gradient by {gap:.0%} of its norm")
+gap = (
+    g0 - reference_grad
+).norm() / reference_grad.norm()  # the same for g1: they sit either side
+print(
+    f"each rank's own gradient is off the full-batch gradient by {gap:.0%} of its norm"
+)
 
 # %%
 # Replicas never drift apart
@@ -407,14 +497,23 @@ print(f"each rank's own gradient is off the full-batch gradient by {gap:.0%} of 
 # mini-batch.
 assert torch.equal(final[0], final[1])
 assert (losses[0] != losses[1]).all()
-first_epoch, last_epoch = losses[:, : steps // epochs].mean(), losses[:, -steps // epochs :].mean()
+first_epoch, last_epoch = (
+    losses[:, : steps // epochs].mean(),
+    losses[:, -steps // epochs :].mean(),
+)
 assert last_epoch < 0.5 * first_epoch
-print(f"final weights identical on both ranks: {torch.equal(final[0], final[1])}")
-print(f"mean loss, first epoch {first_epoch:.4f} -> last epoch {last_epoch:.4f}")
+print(
+    f"final weights identical on both ranks: {torch.equal(final[0], final[1])}"
+)
+print(
+    f"mean loss, first epoch {first_epoch:.4f} -> last epoch {last_epoch:.4f}"
+)
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
 for rank in range(WORLD_SIZE):
-    ax.plot(losses[rank].numpy(), label=f"rank {rank}", marker=".", linewidth=1)
+    ax.plot(
+        losses[rank].numpy(), label=f"rank {rank}", marker=".", linewidth=1
+    )
 ax.set_xlabel("step")
 ax.set_ylabel("MSE on this rank's mini-batch")
 ax.set_title("Different batches, different losses, identical weights")

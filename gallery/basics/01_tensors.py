@@ -45,8 +45,14 @@ steps = torch.arange(0, 10, 2)  # like range(): the end is left out
 grid = torch.linspace(0, 1, 5)  # 5 points, both ends included
 eye = torch.eye(3)
 typed = torch.tensor([[1, 2], [3, 4]])
-for name, value in [("zeros", zeros), ("full", sevens), ("arange", steps),
-                    ("linspace", grid), ("eye", eye), ("tensor", typed)]:
+for name, value in [
+    ("zeros", zeros),
+    ("full", sevens),
+    ("arange", steps),
+    ("linspace", grid),
+    ("eye", eye),
+    ("tensor", typed),
+]:
     print(f"{name}:\n{value}")
 assert zeros.sum() == 0 and sevens.sum() == 42
 assert steps.tolist() == [0, 2, 4, 6, 8] and grid[-1] == 1
@@ -78,7 +84,9 @@ assert torch.zeros_like(g).shape == g.shape
 # ``x.shape[d]``) is the length of one dimension.
 x = torch.rand(4, 3)
 rows, cols = x.shape
-print(f"shape={x.shape}, size(1)={x.size(1)}, ndim={x.ndim}, numel={x.numel()}")
+print(
+    f"shape={x.shape}, size(1)={x.size(1)}, ndim={x.ndim}, numel={x.numel()}"
+)
 assert x.shape == x.size() == (4, 3)
 assert (rows, cols) == (4, 3) and x.numel() == rows * cols
 
@@ -95,7 +103,9 @@ by_function = torch.add(a, b)
 result = torch.empty(2, 3)
 torch.add(a, b, out=result)
 print(f"a + b:\n{by_operator}")
-assert torch.equal(by_operator, by_function) and torch.equal(by_operator, result)
+assert torch.equal(by_operator, by_function) and torch.equal(
+    by_operator, result
+)
 
 # %%
 # A method whose name ends in an underscore changes its tensor *in place*
@@ -164,8 +174,10 @@ flat = torch.arange(12)
 as_3x4 = flat.view(3, 4)
 as_2x6 = flat.view(-1, 6)  # -1 becomes 2
 as_cube = flat.view(2, 2, -1)  # -1 becomes 3
-print(f"view(3, 4): {tuple(as_3x4.shape)}, view(-1, 6): {tuple(as_2x6.shape)}, "
-      f"view(2, 2, -1): {tuple(as_cube.shape)}")
+print(
+    f"view(3, 4): {tuple(as_3x4.shape)}, view(-1, 6): {tuple(as_2x6.shape)}, "
+    f"view(2, 2, -1): {tuple(as_cube.shape)}"
+)
 assert as_2x6.shape == (2, 6) and as_cube.shape == (2, 2, 3)
 assert as_3x4.data_ptr() == flat.data_ptr()  # same memory
 as_3x4[0, 0] = 100
@@ -201,15 +213,24 @@ assert flat.reshape(4, 3).data_ptr() == flat.data_ptr()  # no copy needed here
 # ``.float()`` and ``.long()`` are shorthands).
 ints = torch.tensor([7, 8])
 floats = torch.tensor([0.5, 1.5])
-print(f"ints: {ints.dtype}, floats: {floats.dtype}, ints > 7: {(ints > 7).dtype}")
+print(
+    f"ints: {ints.dtype}, floats: {floats.dtype}, ints > 7: {(ints > 7).dtype}"
+)
 print(f"default float type: {torch.get_default_dtype()}")
-print(f"ints / 2 -> {(ints / 2).tolist()}, ints // 2 -> {(ints // 2).tolist()}")
+print(
+    f"ints / 2 -> {(ints / 2).tolist()}, ints // 2 -> {(ints // 2).tolist()}"
+)
 print(f"int64 + float32 -> {(ints + floats).dtype}")
 doubles = floats.to(torch.float64)
 small = torch.zeros(3, dtype=torch.int32)
 assert ints.dtype == torch.int64 and floats.dtype == torch.float32
-assert (ints + floats).dtype == torch.float32 and (ints // 2).dtype == torch.int64
-assert doubles.dtype == torch.float64 == floats.double().dtype and small.dtype == torch.int32
+assert (ints + floats).dtype == torch.float32 and (
+    ints // 2
+).dtype == torch.int64
+assert (
+    doubles.dtype == torch.float64 == floats.double().dtype
+    and small.dtype == torch.int32
+)
 
 # %%
 # .. note:: Old code you may meet: ``x.type(torch.DoubleTensor)`` and types
@@ -233,7 +254,9 @@ assert np.shares_memory(ones_a, ones_t.numpy()) and (ones_a == 2).all()
 arr = np.zeros(4)
 from_arr = torch.from_numpy(arr)
 np.add(arr, 3, out=arr)  # change the array in place...
-print(f"tensor after np.add(..., out=arr): {from_arr}")  # ...the tensor sees it
+print(
+    f"tensor after np.add(..., out=arr): {from_arr}"
+)  # ...the tensor sees it
 assert from_arr.dtype == torch.float64  # NumPy's float64 is kept
 assert torch.equal(from_arr, torch.full((4,), 3.0, dtype=torch.float64))
 
@@ -253,7 +276,9 @@ tracked = torch.ones(3, requires_grad=True)
 try:
     tracked.numpy()
 except RuntimeError:
-    print("tracked.numpy() raised RuntimeError; tracked.detach().numpy() works")
+    print(
+        "tracked.numpy() raised RuntimeError; tracked.detach().numpy() works"
+    )
 else:
     raise AssertionError("numpy() should refuse a tensor that requires grad")
 assert np.array_equal(tracked.detach().numpy(), np.ones(3))

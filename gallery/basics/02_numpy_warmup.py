@@ -28,7 +28,9 @@ x = rng.standard_normal((N, D_in))
 y = rng.standard_normal((N, D_out))
 w1 = rng.standard_normal((D_in, H))
 w2 = rng.standard_normal((H, D_out))
-print(f"x {x.shape}, y {y.shape}, w1 {w1.shape}, w2 {w2.shape}, dtype {x.dtype}")
+print(
+    f"x {x.shape}, y {y.shape}, w1 {w1.shape}, w2 {w2.shape}, dtype {x.dtype}"
+)
 
 # %%
 # .. note:: Old code you may meet: ``np.random.randn(...)`` after
@@ -107,10 +109,16 @@ for name, weights, grad, index in [
     up[index] += eps
     down[index] -= eps
     if name == "w1":
-        numeric = (loss_and_grads(up, w2)[0] - loss_and_grads(down, w2)[0]) / (2 * eps)
+        numeric = (loss_and_grads(up, w2)[0] - loss_and_grads(down, w2)[0]) / (
+            2 * eps
+        )
     else:
-        numeric = (loss_and_grads(w1, up)[0] - loss_and_grads(w1, down)[0]) / (2 * eps)
-    print(f"d{name}{index}: backprop {grad[index]:.5e}, finite difference {numeric:.5e}")
+        numeric = (loss_and_grads(w1, up)[0] - loss_and_grads(w1, down)[0]) / (
+            2 * eps
+        )
+    print(
+        f"d{name}{index}: backprop {grad[index]:.5e}, finite difference {numeric:.5e}"
+    )
     np.testing.assert_allclose(numeric, grad[index], rtol=1e-7)
 
 # %%
@@ -131,7 +139,9 @@ for name, weights, grad, index in [
 a0 = np.maximum(x @ w1, 0.0)
 lam_max = 2 * np.linalg.norm(a0, ord=2) ** 2
 print(f"std of h = x @ w1: {np.std(x @ w1):.1f}")
-print(f"largest curvature along w2: {lam_max:.4g}, stability limit 2/lambda: {2 / lam_max:.3g}")
+print(
+    f"largest curvature along w2: {lam_max:.4g}, stability limit 2/lambda: {2 / lam_max:.3g}"
+)
 
 learning_rate = 5e-7
 assert learning_rate < 2 / lam_max < 1e-6
@@ -150,7 +160,10 @@ for _ in range(5):
     early.append(loss)
     w1_try -= 1e-6 * g1
     w2_try -= 1e-6 * g2
-print("first losses with learning rate 1e-6:", ", ".join(f"{v:.4g}" for v in early))
+print(
+    "first losses with learning rate 1e-6:",
+    ", ".join(f"{v:.4g}" for v in early),
+)
 assert np.any(np.diff(early) > 0)  # the loss went up on the way
 
 # %%
@@ -187,7 +200,9 @@ fig, ax = plt.subplots(figsize=(6, 4))
 ax.semilogy(losses)
 ax.set_xlabel("step")
 ax.set_ylabel("sum-of-squares loss (log scale)")
-ax.set_title(f"Two-layer ReLU network in NumPy, learning rate {learning_rate:g}")
+ax.set_title(
+    f"Two-layer ReLU network in NumPy, learning rate {learning_rate:g}"
+)
 ax.grid(True, which="both", alpha=0.3)
 plt.show()
 

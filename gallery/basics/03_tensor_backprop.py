@@ -148,7 +148,9 @@ for t in range(steps):
 # ``float64`` allow a relative difference of about :math:`10^{-7}`: after 500
 # steps the losses of every step and both trained weight matrices match.
 for t in (0, 100, 499):
-    print(f"step {t:3d}: torch {losses[t].item():.6g}  numpy {losses_ref[t]:.6g}")
+    print(
+        f"step {t:3d}: torch {losses[t].item():.6g}  numpy {losses_ref[t]:.6g}"
+    )
 torch.testing.assert_close(losses.cpu(), torch.from_numpy(losses_ref))
 torch.testing.assert_close(w1.cpu(), torch.from_numpy(w1_ref))
 torch.testing.assert_close(w2.cpu(), torch.from_numpy(w2_ref))
@@ -160,7 +162,12 @@ import matplotlib.pyplot as plt
 
 steps_axis = np.arange(steps)
 fig, ax = plt.subplots(figsize=(6, 4))
-ax.semilogy(steps_axis, losses.cpu().numpy(), label=f"PyTorch ({device.type})", linewidth=3)
+ax.semilogy(
+    steps_axis,
+    losses.cpu().numpy(),
+    label=f"PyTorch ({device.type})",
+    linewidth=3,
+)
 ax.semilogy(steps_axis, losses_ref, "--", color="black", label="NumPy")
 ax.set_xlabel("step")
 ax.set_ylabel("sum-of-squares loss (log scale)")

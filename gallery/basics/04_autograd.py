@@ -31,7 +31,9 @@ f = (u - 2 * x).sum()  # a scalar: f(x) = sum(x_i**3 - 2 x_i)
 
 print(f"x.is_leaf={x.is_leaf}, x.grad_fn={x.grad_fn}")
 print(f"u.grad_fn: {type(u.grad_fn).__name__}")
-print(f"f.grad_fn: {type(f.grad_fn).__name__} <- {[type(n).__name__ for n, _ in f.grad_fn.next_functions]}")
+print(
+    f"f.grad_fn: {type(f.grad_fn).__name__} <- {[type(n).__name__ for n, _ in f.grad_fn.next_functions]}"
+)
 assert x.is_leaf and x.grad_fn is None
 assert u.grad_fn is not None and f.grad_fn is not None
 
@@ -62,7 +64,9 @@ torch.testing.assert_close(x.grad, by_hand)
 try:
     f.backward()
 except RuntimeError as err:
-    print(f"backward through the same graph again: RuntimeError: {str(err).split(' (')[0]}")
+    print(
+        f"backward through the same graph again: RuntimeError: {str(err).split(' (')[0]}"
+    )
 else:
     raise AssertionError("the graph should have been freed")
 (x**3 - 2 * x).sum().backward()
@@ -119,7 +123,9 @@ while y.norm() < 100:
     y = y * 3
     k += 1
 y.backward(torch.ones_like(y))
-print(f"loop ran k={k} times, x.grad = {[round(g, 1) for g in x.grad.tolist()]}")
+print(
+    f"loop ran k={k} times, x.grad = {[round(g, 1) for g in x.grad.tolist()]}"
+)
 torch.testing.assert_close(x.grad, torch.full_like(x, 3.0**k))
 
 # %%
@@ -143,7 +149,9 @@ frozen = torch.randn(4, 4, device=device, requires_grad=True)
 trainable = torch.randn(4, 4, device=device, requires_grad=True)
 frozen.requires_grad_(False)  # freeze this one
 (a @ frozen @ trainable).sum().backward()
-print(f"frozen.grad is None: {frozen.grad is None}, trainable.grad shape: {tuple(trainable.grad.shape)}")
+print(
+    f"frozen.grad is None: {frozen.grad is None}, trainable.grad shape: {tuple(trainable.grad.shape)}"
+)
 assert frozen.grad is None and trainable.grad is not None
 
 # %%
@@ -167,13 +175,17 @@ with torch.inference_mode():
     q = w * 2
 r = (w * 2).detach()
 for name, t in [("no_grad", p), ("inference_mode", q), ("detach", r)]:
-    print(f"{name:>14}: requires_grad={t.requires_grad}, inference tensor={t.is_inference()}")
+    print(
+        f"{name:>14}: requires_grad={t.requires_grad}, inference tensor={t.is_inference()}"
+    )
 assert not p.requires_grad and not q.requires_grad and not r.requires_grad
 assert q.is_inference() and not p.is_inference()
 assert w.detach().data_ptr() == w.data_ptr()  # same memory, no copy
 
 try:
-    (q * w).sum().backward()  # an inference tensor inside a recorded computation
+    (
+        q * w
+    ).sum().backward()  # an inference tensor inside a recorded computation
 except RuntimeError as err:
     print(f"raised RuntimeError: {str(err).split('.')[0]}")
 else:
@@ -231,7 +243,9 @@ print(f"initial loss: {loss.item():.1f}")
 # Is it right? Recompute the gradients by hand exactly as in
 # :ref:`sphx_glr_lessons_basics_03_tensor_backprop.py` (plain tensors, no
 # autograd) on the same weights and compare.
-w1_hand = torch.tensor(w1_np, device=device)  # a separate copy of the same start
+w1_hand = torch.tensor(
+    w1_np, device=device
+)  # a separate copy of the same start
 w2_hand = torch.tensor(w2_np, device=device)
 
 
@@ -251,8 +265,12 @@ loss_hand, g1_hand, g2_hand = hand_gradients(w1_hand, w2_hand)
 torch.testing.assert_close(loss, loss_hand)
 torch.testing.assert_close(w1.grad, g1_hand)
 torch.testing.assert_close(w2.grad, g2_hand)
-print(f"max |autograd - hand| for w1: {(w1.grad - g1_hand).abs().max().item():.1e}")
-print(f"max |autograd - hand| for w2: {(w2.grad - g2_hand).abs().max().item():.1e}")
+print(
+    f"max |autograd - hand| for w1: {(w1.grad - g1_hand).abs().max().item():.1e}"
+)
+print(
+    f"max |autograd - hand| for w2: {(w2.grad - g2_hand).abs().max().item():.1e}"
+)
 
 # %%
 # The differences are at the level of float64 rounding. Now train for 500

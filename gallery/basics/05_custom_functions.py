@@ -51,7 +51,9 @@ out.backward(torch.tensor([10.0, 20.0, 30.0, 40.0], device=device))
 print(f"out = {out.tolist()}, grad_fn = {type(out.grad_fn).__name__}")
 print(f"z.grad = {z.grad.tolist()}")
 assert out.grad_fn.name() == "MyReLUBackward"
-torch.testing.assert_close(z.grad, torch.tensor([0.0, 0.0, 30.0, 40.0], device=device))
+torch.testing.assert_close(
+    z.grad, torch.tensor([0.0, 0.0, 30.0, 40.0], device=device)
+)
 
 # %%
 # .. note:: Old code you may meet: ``class MyReLU(Function)`` with
@@ -73,7 +75,9 @@ torch.testing.assert_close(z.grad, torch.tensor([0.0, 0.0, 30.0, 40.0], device=d
 from torch.autograd import gradcheck
 
 z64 = torch.randn(8, 5, dtype=torch.float64, device=device)
-z64 = (z64 + 0.1 * z64.sign()).requires_grad_()  # no entry within 0.1 of the kink
+z64 = (
+    z64 + 0.1 * z64.sign()
+).requires_grad_()  # no entry within 0.1 of the kink
 assert gradcheck(MyReLU.apply, (z64,))
 print("MyReLU passes gradcheck")
 
@@ -115,7 +119,10 @@ def gradients_at_start(activation):
     return w1.grad, w2.grad
 
 
-for ours, builtin in zip(gradients_at_start(MyReLU.apply), gradients_at_start(lambda h: h.clamp(min=0))):
+for ours, builtin in zip(
+    gradients_at_start(MyReLU.apply),
+    gradients_at_start(lambda h: h.clamp(min=0)),
+):
     torch.testing.assert_close(ours, builtin)
 print("MyReLU gives the same gradients as clamp(min=0)")
 
@@ -158,7 +165,9 @@ def naive_softplus(t):
 
 
 print(f"largest hidden value: {h32.max().item():.1f}")
-print(f"naive softplus gives {torch.isinf(naive_softplus(h32)).sum().item()} inf values")
+print(
+    f"naive softplus gives {torch.isinf(naive_softplus(h32)).sum().item()} inf values"
+)
 assert torch.isinf(naive_softplus(h32)).any()
 
 # %%
@@ -213,13 +222,18 @@ torch.testing.assert_close(soft32, F.softplus(h32))  # the built-in agrees
 from torch.autograd import gradgradcheck
 
 wide = torch.tensor(
-    [-800.0, -30.0, -2.0, -1e-3, 0.0, 1e-3, 2.0, 30.0, 800.0], dtype=torch.float64, device=device, requires_grad=True
+    [-800.0, -30.0, -2.0, -1e-3, 0.0, 1e-3, 2.0, 30.0, 800.0],
+    dtype=torch.float64,
+    device=device,
+    requires_grad=True,
 )
 assert gradcheck(StableSoftplus.apply, (wide,))
 assert gradgradcheck(StableSoftplus.apply, (wide,))
 assert not gradcheck(naive_softplus, (wide,), raise_exception=False)
 grad_wide = torch.autograd.grad(StableSoftplus.apply(wide).sum(), wide)[0]
-print(f"gradient (= sigmoid) on the wide range: {[f'{g:.3g}' for g in grad_wide.tolist()]}")
+print(
+    f"gradient (= sigmoid) on the wide range: {[f'{g:.3g}' for g in grad_wide.tolist()]}"
+)
 torch.testing.assert_close(grad_wide, torch.sigmoid(wide.detach()))
 
 # %%
@@ -262,7 +276,9 @@ class ReLUOnce(MyReLU):
 
 
 assert gradcheck(ReLUOnce.apply, (z64,))
-(g,) = torch.autograd.grad(ReLUOnce.apply(z64).pow(2).sum(), z64, create_graph=True)
+(g,) = torch.autograd.grad(
+    ReLUOnce.apply(z64).pow(2).sum(), z64, create_graph=True
+)
 try:
     g.sum().backward()
 except RuntimeError as err:
@@ -279,7 +295,8 @@ else:
 # difference, :math:`\log(1 + e^{-x}) < 3 \times 10^{-9}`, is below float32
 # resolution); we raise the threshold so both compute the exact formula.
 for ours, builtin in zip(
-    gradients_at_start(StableSoftplus.apply), gradients_at_start(lambda h: F.softplus(h, threshold=1000.0))
+    gradients_at_start(StableSoftplus.apply),
+    gradients_at_start(lambda h: F.softplus(h, threshold=1000.0)),
 ):
     torch.testing.assert_close(ours, builtin)
 print("two-layer net with StableSoftplus:")
@@ -326,7 +343,9 @@ plt.show()
 def count_saved(fn, t):
     """How many tensors autograd keeps for the backward of fn(t)."""
     saved = []
-    with torch.autograd.graph.saved_tensors_hooks(lambda s: saved.append(s) or s, lambda s: s):
+    with torch.autograd.graph.saved_tensors_hooks(
+        lambda s: saved.append(s) or s, lambda s: s
+    ):
         fn(t)
     return len(saved)
 
@@ -336,14 +355,25 @@ def composed(t):
 
 
 h_req = h32.double().requires_grad_()
-n_composed, n_custom = count_saved(composed, h_req), count_saved(StableSoftplus.apply, h_req)
-print(f"tensors saved for backward: composition {n_composed}, StableSoftplus {n_custom}")
+n_composed, n_custom = (
+    count_saved(composed, h_req),
+    count_saved(StableSoftplus.apply, h_req),
+)
+print(
+    f"tensors saved for backward: composition {n_composed}, StableSoftplus {n_custom}"
+)
 assert n_custom == 1 and n_composed > n_custom
 
 away_from_zero = wide.detach()[wide.detach() != 0].requires_grad_()
-assert gradcheck(composed, (away_from_zero,))  # autograd alone is fine off the kink
-slope_at_0 = torch.autograd.grad(composed(wide).sum(), wide)[0][wide == 0].item()
-print(f"slope at 0: composition {slope_at_0:.2f}, StableSoftplus {grad_wide[wide == 0].item():.2f}")
+assert gradcheck(
+    composed, (away_from_zero,)
+)  # autograd alone is fine off the kink
+slope_at_0 = torch.autograd.grad(composed(wide).sum(), wide)[0][
+    wide == 0
+].item()
+print(
+    f"slope at 0: composition {slope_at_0:.2f}, StableSoftplus {grad_wide[wide == 0].item():.2f}"
+)
 assert slope_at_0 == 1.0 and grad_wide[wide == 0].item() == 0.5
 
 # %%

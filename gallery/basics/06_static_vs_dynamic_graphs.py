@@ -35,7 +35,9 @@ x_np = rng.standard_normal((N, D_in))
 y_np = rng.standard_normal((N, D_out))
 w1_np = rng.standard_normal((D_in, H))
 w2_np = rng.standard_normal((H, D_out))
-print(f"x {x_np.shape}, y {y_np.shape}, w1 {w1_np.shape}, w2 {w2_np.shape}, dtype {x_np.dtype}")
+print(
+    f"x {x_np.shape}, y {y_np.shape}, w1 {w1_np.shape}, w2 {w2_np.shape}, dtype {x_np.dtype}"
+)
 
 # %%
 # Importing TensorFlow quietly
@@ -113,7 +115,9 @@ with g.as_default():
 
 print(f"loss, before anything has run: {loss}")
 print(f"the graph holds {len(g.get_operations())} operations")
-assert loss.graph is g and tf.executing_eagerly()  # still eager outside the block
+assert (
+    loss.graph is g and tf.executing_eagerly()
+)  # still eager outside the block
 
 # %%
 # Running the graph is a separate step. A ``Session`` executes the part of the
@@ -126,10 +130,15 @@ with tf.compat.v1.Session(graph=g) as sess:
     losses, times = [], []
     for t in range(steps):
         start = time.perf_counter()
-        loss_value, _ = sess.run([loss, train_op], feed_dict={x_ph: x_np, y_ph: y_np})
+        loss_value, _ = sess.run(
+            [loss, train_op], feed_dict={x_ph: x_np, y_ph: y_np}
+        )
         times.append(time.perf_counter() - start)
         losses.append(float(loss_value))
-loss_curves["TF1 graph + Session"], step_times[("TensorFlow", "TF1 graph + Session")] = losses, times
+(
+    loss_curves["TF1 graph + Session"],
+    step_times[("TensorFlow", "TF1 graph + Session")],
+) = losses, times
 print(f"TF1: loss {losses[0]:.4e} -> {losses[-1]:.4e}")
 
 # %%
@@ -173,7 +182,10 @@ def train_tf(step_fn):
 
 eager_step = make_tf_step(tf.Variable(w1_np), tf.Variable(w2_np))
 losses, times = train_tf(eager_step)
-loss_curves["TF2 eager"], step_times[("TensorFlow", "TF2 eager")] = losses, times
+loss_curves["TF2 eager"], step_times[("TensorFlow", "TF2 eager")] = (
+    losses,
+    times,
+)
 print(f"TF2 eager: loss {losses[0]:.4e} -> {losses[-1]:.4e}")
 
 # %%
@@ -195,9 +207,14 @@ def counted_step(step):
     return wrapper
 
 
-graph_step = tf.function(counted_step(make_tf_step(tf.Variable(w1_np), tf.Variable(w2_np))))
+graph_step = tf.function(
+    counted_step(make_tf_step(tf.Variable(w1_np), tf.Variable(w2_np)))
+)
 losses, times = train_tf(graph_step)
-loss_curves["TF2 tf.function"], step_times[("TensorFlow", "TF2 tf.function")] = losses, times
+(
+    loss_curves["TF2 tf.function"],
+    step_times[("TensorFlow", "TF2 tf.function")],
+) = losses, times
 print(f"TF2 tf.function: loss {losses[0]:.4e} -> {losses[-1]:.4e}")
 print(f"the Python body ran {len(body_runs)} time(s) in {steps} calls")
 assert len(body_runs) == 1
@@ -246,7 +263,10 @@ loss_curves["PyTorch eager"], step_times[("PyTorch", "eager")] = losses, times
 print(f"PyTorch eager: loss {losses[0]:.4e} -> {losses[-1]:.4e}")
 
 losses, times = train_torch(torch.compile(torch_loss, backend="aot_eager"))
-loss_curves["PyTorch torch.compile"], step_times[("PyTorch", "torch.compile (aot_eager)")] = losses, times
+(
+    loss_curves["PyTorch torch.compile"],
+    step_times[("PyTorch", "torch.compile (aot_eager)")],
+) = losses, times
 print(f"PyTorch torch.compile: loss {losses[0]:.4e} -> {losses[-1]:.4e}")
 
 # %%
@@ -320,7 +340,9 @@ reference = np.array(loss_curves["PyTorch eager"])
 for name, curve in loss_curves.items():
     rel = np.max(np.abs(np.array(curve) - reference) / reference)
     assert rel < 1e-8, (name, rel)
-    print(f"{name:>22}: final loss {curve[-1]:.4e}, max relative gap to PyTorch eager < 1e-8")
+    print(
+        f"{name:>22}: final loss {curve[-1]:.4e}, max relative gap to PyTorch eager < 1e-8"
+    )
 assert reference[-1] < 1e-9 * reference[0]
 
 # %%
@@ -358,7 +380,9 @@ for (framework, mode), times in step_times.items():
         {
             "framework": framework,
             "mode": mode,
-            "device": tf_device if framework == "TensorFlow" else str(device).upper(),
+            "device": tf_device
+            if framework == "TensorFlow"
+            else str(device).upper(),
             "first step (ms)": 1e3 * times[0],
             "median step (ms)": 1e3 * float(np.median(times[1:])),
             "fastest step (ms)": 1e3 * min(times[1:]),
@@ -405,16 +429,23 @@ def count_nodes(out, kind):
 
 
 w_in_t, w_mid_t, w_out_t = (
-    torch.tensor(a, device=device, requires_grad=True) for a in (w_in_np, w_mid_np, w_out_np)
+    torch.tensor(a, device=device, requires_grad=True)
+    for a in (w_in_np, w_mid_np, w_out_np)
 )
 torch_depths, torch_grads = [], []
 for x_in in inputs_np:
-    out, depth = halting_net(torch.tensor(x_in, device=device), w_in_t, w_mid_t, w_out_t)
+    out, depth = halting_net(
+        torch.tensor(x_in, device=device), w_in_t, w_mid_t, w_out_t
+    )
     n_mm = count_nodes(out, "MmBackward0")
-    print(f"|x| = {np.linalg.norm(x_in):6.2f}: depth {depth}, matmuls in this autograd graph: {n_mm}")
+    print(
+        f"|x| = {np.linalg.norm(x_in):6.2f}: depth {depth}, matmuls in this autograd graph: {n_mm}"
+    )
     assert n_mm == depth + 2
     torch_depths.append(depth)
-    torch_grads.append(torch.autograd.grad(out.sum(), w_mid_t, allow_unused=True)[0])
+    torch_grads.append(
+        torch.autograd.grad(out.sum(), w_mid_t, allow_unused=True)[0]
+    )
 assert len(set(torch_depths)) > 1  # different inputs, different depths
 
 # %%
@@ -429,7 +460,9 @@ assert len(set(torch_depths)) > 1  # different inputs, different depths
 # also applies *AutoGraph*, which rewrites a Python ``while`` on a tensor
 # condition into ``tf.while_loop``, so PyTorch-like code works too. We write
 # it both ways and count traces.
-w_in_tf, w_mid_tf, w_out_tf = (tf.Variable(a) for a in (w_in_np, w_mid_np, w_out_np))
+w_in_tf, w_mid_tf, w_out_tf = (
+    tf.Variable(a) for a in (w_in_np, w_mid_np, w_out_np)
+)
 traces = {"while_loop": 0, "autograph": 0}
 
 
@@ -453,14 +486,18 @@ def halting_net_autograph(x):
     traces["autograph"] += 1
     h = tf.tanh(x @ w_in_tf)
     depth = tf.constant(0)
-    while tf.norm(h) > threshold and depth < max_depth:  # rewritten by AutoGraph
+    while (
+        tf.norm(h) > threshold and depth < max_depth
+    ):  # rewritten by AutoGraph
         h = tf.tanh(h @ w_mid_tf)
         depth += 1
     return h @ w_out_tf, depth
 
 
 for net in (halting_net_while_loop, halting_net_autograph):
-    for x_in, torch_depth, torch_grad in zip(inputs_np, torch_depths, torch_grads):
+    for x_in, torch_depth, torch_grad in zip(
+        inputs_np, torch_depths, torch_grads
+    ):
         with tf.GradientTape() as tape:
             out, depth = net(tf.constant(x_in))
             total = tf.reduce_sum(out)  # inside the tape, so it is recorded
@@ -469,8 +506,12 @@ for net in (halting_net_while_loop, halting_net_autograph):
         if torch_grad is None:  # depth 0: no path from w_mid to the output
             assert grad is None or not np.any(grad.numpy())
         else:
-            np.testing.assert_allclose(grad.numpy(), torch_grad.cpu().numpy(), rtol=1e-10, atol=1e-12)
-print(f"TF depths: {torch_depths} (same as PyTorch), gradients through the loop agree")
+            np.testing.assert_allclose(
+                grad.numpy(), torch_grad.cpu().numpy(), rtol=1e-10, atol=1e-12
+            )
+print(
+    f"TF depths: {torch_depths} (same as PyTorch), gradients through the loop agree"
+)
 print(f"traces for {len(inputs_np)} different inputs: {traces}")
 assert traces == {"while_loop": 1, "autograph": 1}
 
@@ -479,7 +520,9 @@ assert traces == {"while_loop": 1, "autograph": 1}
 # the ``While`` node. Here is what the traced graph contains: a fixed set of
 # operations, with the loop body stored inside the ``While`` node, not
 # unrolled.
-concrete = halting_net_autograph.get_concrete_function(tf.constant(inputs_np[0]))
+concrete = halting_net_autograph.get_concrete_function(
+    tf.constant(inputs_np[0])
+)
 op_types = [op.type for op in concrete.graph.get_operations()]
 print(f"op types in the traced graph: {sorted(set(op_types))}")
 print(f"MatMul ops outside the loop body: {op_types.count('MatMul')}")
@@ -518,11 +561,17 @@ print(f"5 calls with Python ints 1,2,3,2,1 -> {python_int_traces} traces")
 print(f"5 calls with tensors 1,2,3,2,1     -> {tensor_traces} trace")
 assert python_int_traces == 3 and tensor_traces == 1
 
-unrolled = fixed_depth_net.get_concrete_function(x_tf, 3).graph.get_operations()
-looped = fixed_depth_net.get_concrete_function(x_tf, tf.constant(3)).graph.get_operations()
+unrolled = fixed_depth_net.get_concrete_function(
+    x_tf, 3
+).graph.get_operations()
+looped = fixed_depth_net.get_concrete_function(
+    x_tf, tf.constant(3)
+).graph.get_operations()
 n_unrolled = [op.type for op in unrolled].count("MatMul")
 n_looped = [op.type for op in looped].count("MatMul")
-print(f"MatMul ops: depth=3 as int {n_unrolled} (unrolled), as tensor {n_looped} (+ loop body)")
+print(
+    f"MatMul ops: depth=3 as int {n_unrolled} (unrolled), as tensor {n_looped} (+ loop body)"
+)
 assert n_unrolled == 3 + 2 and n_looped == 2
 
 # %%

@@ -72,7 +72,9 @@ y = torch.from_numpy(y_np)
 assert np.shares_memory(x.numpy(), x_np) and np.shares_memory(y.numpy(), y_np)
 assert not np.shares_memory(torch.tensor(x_np).numpy(), x_np)
 assert np.shares_memory(torch.as_tensor(x_np).numpy(), x_np)
-assert not np.shares_memory(torch.as_tensor(x_np, dtype=torch.float64).numpy(), x_np)
+assert not np.shares_memory(
+    torch.as_tensor(x_np, dtype=torch.float64).numpy(), x_np
+)
 
 x_np[0, 0] += 1.0  # change the array in place ...
 assert x[0, 0].item() == x_np[0, 0]  # ... and the tensor sees it
@@ -95,7 +97,9 @@ dataset = TensorDataset(x, y)
 xi, yi = dataset[3]
 assert len(dataset) == N
 assert xi.data_ptr() == x[3].data_ptr()  # a view into x, not a copy
-print(f"len(dataset) = {len(dataset)}; dataset[3] -> x {tuple(xi.shape)}, y {tuple(yi.shape)}")
+print(
+    f"len(dataset) = {len(dataset)}; dataset[3] -> x {tuple(xi.shape)}, y {tuple(yi.shape)}"
+)
 
 # %%
 # Batching and ``drop_last``
@@ -108,8 +112,13 @@ sizes = [xb.shape[0] for xb, yb in loader]
 print(f"{len(loader)} batches, sizes {sizes[:2]} ... {sizes[-2:]}")
 assert len(loader) == 11 and sizes[-1] == 24 and sum(sizes) == N
 
-sizes_dropped = [xb.shape[0] for xb, yb in DataLoader(dataset, batch_size=100, drop_last=True)]
-print(f"drop_last=True: {len(sizes_dropped)} batches, all of size {set(sizes_dropped)}")
+sizes_dropped = [
+    xb.shape[0]
+    for xb, yb in DataLoader(dataset, batch_size=100, drop_last=True)
+]
+print(
+    f"drop_last=True: {len(sizes_dropped)} batches, all of size {set(sizes_dropped)}"
+)
 assert sizes_dropped == [100] * 10
 
 # %%
@@ -126,14 +135,28 @@ def epoch_order(loader):
     return torch.cat([idx for (idx,) in loader])
 
 
-loader_a = DataLoader(index_set, batch_size=100, shuffle=True, generator=torch.Generator().manual_seed(7))
-loader_b = DataLoader(index_set, batch_size=100, shuffle=True, generator=torch.Generator().manual_seed(7))
+loader_a = DataLoader(
+    index_set,
+    batch_size=100,
+    shuffle=True,
+    generator=torch.Generator().manual_seed(7),
+)
+loader_b = DataLoader(
+    index_set,
+    batch_size=100,
+    shuffle=True,
+    generator=torch.Generator().manual_seed(7),
+)
 a1, a2 = epoch_order(loader_a), epoch_order(loader_a)
 b1, b2 = epoch_order(loader_b), epoch_order(loader_b)
 
-assert torch.equal(a1, b1) and torch.equal(a2, b2)  # same seed, same order, epoch after epoch
+assert torch.equal(a1, b1) and torch.equal(
+    a2, b2
+)  # same seed, same order, epoch after epoch
 assert not torch.equal(a1, a2)  # each epoch is a fresh permutation
-assert torch.equal(a1.sort().values, torch.arange(N))  # every sample exactly once
+assert torch.equal(
+    a1.sort().values, torch.arange(N)
+)  # every sample exactly once
 print(f"epoch 1 starts {a1[:6].tolist()}, epoch 2 starts {a2[:6].tolist()}")
 
 # %%
@@ -151,8 +174,12 @@ print(f"epoch 1 starts {a1[:6].tolist()}, epoch 2 starts {a2[:6].tolist()}")
 # validation set changes from run to run.
 from torch.utils.data import random_split
 
-train_set, val_set = random_split(dataset, [0.8, 0.2], generator=torch.Generator().manual_seed(0))
-again, _ = random_split(dataset, [0.8, 0.2], generator=torch.Generator().manual_seed(0))
+train_set, val_set = random_split(
+    dataset, [0.8, 0.2], generator=torch.Generator().manual_seed(0)
+)
+again, _ = random_split(
+    dataset, [0.8, 0.2], generator=torch.Generator().manual_seed(0)
+)
 print(f"train: {len(train_set)} samples, validation: {len(val_set)} samples")
 assert (len(train_set), len(val_set)) == (820, 204)
 assert set(train_set.indices).isdisjoint(val_set.indices)
@@ -178,7 +205,9 @@ class BlurredNoise(Dataset):
         self.n = n
         freqs = np.fft.fftfreq(size)
         radius2 = freqs[:, None] ** 2 + np.fft.rfftfreq(size)[None, :] ** 2
-        self.kernel = np.exp(-radius2 * 400.0)  # Gaussian low-pass, in frequency space
+        self.kernel = np.exp(
+            -radius2 * 400.0
+        )  # Gaussian low-pass, in frequency space
         self.size = size
 
     def __len__(self):
@@ -187,7 +216,9 @@ class BlurredNoise(Dataset):
     def __getitem__(self, i):
         image = np.random.default_rng(i).random((self.size, self.size))
         for _ in range(6):  # several passes to make a sample cost a few ms
-            image = np.fft.irfft2(np.fft.rfft2(image) * self.kernel, s=image.shape)
+            image = np.fft.irfft2(
+                np.fft.rfft2(image) * self.kernel, s=image.shape
+            )
         image = (image - image.mean()) / image.std()
         return torch.from_numpy(image.astype(np.float32)).unsqueeze(0), i
 
@@ -219,7 +250,11 @@ import sys
 import time
 
 use_workers = sys.platform.startswith("linux")
-n_cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+n_cpus = (
+    len(os.sched_getaffinity(0))
+    if hasattr(os, "sched_getaffinity")
+    else os.cpu_count()
+)
 print(f"CPU cores available to this process: {n_cpus}")
 
 
@@ -232,15 +267,29 @@ def time_one_epoch(loader):
 seconds = {}
 seconds[0], data_0 = time_one_epoch(DataLoader(work_set, batch_size=32))
 if use_workers:
-    loader_2 = DataLoader(work_set, batch_size=32, num_workers=2, multiprocessing_context="fork")
+    loader_2 = DataLoader(
+        work_set, batch_size=32, num_workers=2, multiprocessing_context="fork"
+    )
     seconds[2], data_2 = time_one_epoch(loader_2)
-    assert torch.equal(data_0, data_2)  # workers change the speed, never the data
+    assert torch.equal(
+        data_0, data_2
+    )  # workers change the speed, never the data
 for workers, s in seconds.items():
-    print(f"num_workers={workers}: one epoch of {len(work_set)} samples took {s:.2f} s")
+    print(
+        f"num_workers={workers}: one epoch of {len(work_set)} samples took {s:.2f} s"
+    )
 if use_workers:
     ratio = seconds[0] / seconds[2]
-    verdict = "faster" if ratio > 1.1 else "slower" if ratio < 0.9 else "about as fast"
-    print(f"ratio (0 workers / 2 workers): {ratio:.2f}, so two workers were {verdict} on this run")
+    verdict = (
+        "faster"
+        if ratio > 1.1
+        else "slower"
+        if ratio < 0.9
+        else "about as fast"
+    )
+    print(
+        f"ratio (0 workers / 2 workers): {ratio:.2f}, so two workers were {verdict} on this run"
+    )
 
 # %%
 # The assert shows that both loaders produced exactly the same batches in the
@@ -272,11 +321,19 @@ xb = xb.to(device, non_blocking=pin)
 # the validation set under :func:`torch.no_grad`, which needs no shuffling.
 from torch import nn
 
-model = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)).to(device)
+model = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)).to(
+    device
+)
 loss_fn = nn.MSELoss()
-optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-2)
+optimizer = torch.optim.SGD(
+    model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-2
+)
 train_loader = DataLoader(
-    train_set, batch_size=64, shuffle=True, generator=torch.Generator().manual_seed(1), pin_memory=pin
+    train_set,
+    batch_size=64,
+    shuffle=True,
+    generator=torch.Generator().manual_seed(1),
+    pin_memory=pin,
 )
 val_loader = DataLoader(val_set, batch_size=256, pin_memory=pin)
 
@@ -286,16 +343,25 @@ def mean_loss(loader):
     total = 0.0
     with torch.no_grad():
         for xb, yb in loader:
-            xb, yb = xb.to(device, non_blocking=pin), yb.to(device, non_blocking=pin)
+            xb, yb = (
+                xb.to(device, non_blocking=pin),
+                yb.to(device, non_blocking=pin),
+            )
             total += loss_fn(model(xb), yb).item() * len(xb)
     return total / len(loader.dataset)
 
 
-history = {"train": [mean_loss(DataLoader(train_set, batch_size=256))], "validation": [mean_loss(val_loader)]}
+history = {
+    "train": [mean_loss(DataLoader(train_set, batch_size=256))],
+    "validation": [mean_loss(val_loader)],
+}
 for epoch in range(10):
     model.train()
     for xb, yb in train_loader:
-        xb, yb = xb.to(device, non_blocking=pin), yb.to(device, non_blocking=pin)
+        xb, yb = (
+            xb.to(device, non_blocking=pin),
+            yb.to(device, non_blocking=pin),
+        )
         loss = loss_fn(model(xb), yb)
         optimizer.zero_grad()
         loss.backward()
@@ -303,7 +369,9 @@ for epoch in range(10):
     history["train"].append(mean_loss(DataLoader(train_set, batch_size=256)))
     history["validation"].append(mean_loss(val_loader))
     if epoch in (0, 4, 9):
-        print(f"epoch {epoch + 1:2d}: train {history['train'][-1]:.4f}, validation {history['validation'][-1]:.4f}")
+        print(
+            f"epoch {epoch + 1:2d}: train {history['train'][-1]:.4f}, validation {history['validation'][-1]:.4f}"
+        )
 
 assert history["train"][-1] < 0.1 * history["train"][0]
 assert history["validation"][-1] < 0.4 * history["validation"][0]

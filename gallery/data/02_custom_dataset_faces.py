@@ -52,7 +52,9 @@ FACE_FILES = {
     "testing_with_face_landmarks.xml": "b45d736ab07016dd552a95cedb569a5e1f0c4dacf9ba6db60861fec55c05c57e",
     "training_with_face_landmarks.xml": "d7895a98681f5e3818fb5d95cd75fdeba7c0e0c74cc9b22193df2909eb8f6ce5",
 }
-BASE_URL = "https://raw.githubusercontent.com/davisking/dlib/master/examples/faces/"
+BASE_URL = (
+    "https://raw.githubusercontent.com/davisking/dlib/master/examples/faces/"
+)
 
 
 def locate_faces():
@@ -62,13 +64,22 @@ def locate_faces():
         folder = Path(data_dir) / "dlib-faces"
         for name, sha256 in FACE_FILES.items():
             if pooch.file_hash(str(folder / name)) != sha256:
-                raise ValueError(f"{folder / name} does not match its pinned SHA-256 hash")
+                raise ValueError(
+                    f"{folder / name} does not match its pinned SHA-256 hash"
+                )
         return folder, "the offline copy in $PBE_DATA_DIR/dlib-faces"
     folder = Path(pooch.os_cache("pytorch-by-example")) / "dlib-faces"
-    pooch.get_logger().setLevel("WARNING")  # no "Downloading ..." lines on stderr
+    pooch.get_logger().setLevel(
+        "WARNING"
+    )  # no "Downloading ..." lines on stderr
     try:
         for name, sha256 in FACE_FILES.items():
-            pooch.retrieve(BASE_URL + name, known_hash=f"sha256:{sha256}", fname=name, path=folder)
+            pooch.retrieve(
+                BASE_URL + name,
+                known_hash=f"sha256:{sha256}",
+                fname=name,
+                path=folder,
+            )
     except OSError as err:  # no network, DNS failure, HTTP error, ...
         raise RuntimeError(
             f"Could not download dlib's example faces ({type(err).__name__}). "
@@ -101,12 +112,24 @@ def faces_from_xml(xml_file, split):
     rows = []
     for image in ET.parse(xml_file).getroot().iter("image"):
         for box in image.iter("box"):
-            points = {int(p.get("name")): (int(p.get("x")), int(p.get("y"))) for p in box.iter("part")}
+            points = {
+                int(p.get("name")): (int(p.get("x")), int(p.get("y")))
+                for p in box.iter("part")
+            }
             if sorted(points) != list(range(N_POINTS)):
-                raise ValueError(f"{xml_file}: a face in {image.get('file')} lacks some of the 68 points")
+                raise ValueError(
+                    f"{xml_file}: a face in {image.get('file')} lacks some of the 68 points"
+                )
             row = {"image": image.get("file"), "split": split}
-            row |= {key: int(box.get(key)) for key in ("left", "top", "width", "height")}
-            row |= {f"{axis}{i:02d}": points[i][k] for i in range(N_POINTS) for k, axis in enumerate("xy")}
+            row |= {
+                key: int(box.get(key))
+                for key in ("left", "top", "width", "height")
+            }
+            row |= {
+                f"{axis}{i:02d}": points[i][k]
+                for i in range(N_POINTS)
+                for k, axis in enumerate("xy")
+            }
             rows.append(row)
     return rows
 
@@ -115,7 +138,9 @@ faces = pd.DataFrame(
     faces_from_xml(faces_dir / "training_with_face_landmarks.xml", "train")
     + faces_from_xml(faces_dir / "testing_with_face_landmarks.xml", "test")
 )
-print(f"{len(faces)} faces in {faces['image'].nunique()} photos; {faces.shape[1]} columns")
+print(
+    f"{len(faces)} faces in {faces['image'].nunique()} photos; {faces.shape[1]} columns"
+)
 print(faces.iloc[:3, :10].to_string())
 assert faces.shape == (43, 6 + 2 * N_POINTS)
 assert faces["split"].value_counts().to_dict() == {"test": 25, "train": 18}
@@ -141,7 +166,9 @@ def write_atomically(path, write):
 
 csv_file = work_dir / "face_landmarks.csv"
 write_atomically(csv_file, lambda tmp: faces.to_csv(tmp, index=False))
-print(f"wrote {csv_file.name} to the cache folder: {csv_file.stat().st_size / 1024:.0f} KiB")
+print(
+    f"wrote {csv_file.name} to the cache folder: {csv_file.stat().st_size / 1024:.0f} KiB"
+)
 
 # %%
 # The Dataset
@@ -172,7 +199,11 @@ from torch.utils.data import Dataset
 
 class FaceLandmarks(Dataset):
     def __init__(self, csv_file, image_dir, transform=None):
-        self.csv_file, self.image_dir, self.transform = Path(csv_file), Path(image_dir), transform
+        self.csv_file, self.image_dir, self.transform = (
+            Path(csv_file),
+            Path(image_dir),
+            transform,
+        )
         with open(self.csv_file, newline="") as f:
             lines = csv.reader(f)
             n_fields = len(next(lines))
@@ -185,7 +216,9 @@ class FaceLandmarks(Dataset):
         table = pd.read_csv(self.csv_file, dtype={"image": str})
         if table["image"].isna().any():
             row = int(np.flatnonzero(table["image"].isna())[0])
-            raise ValueError(f"{self.csv_file}, row {row} (line {row + 2}): no image file named")
+            raise ValueError(
+                f"{self.csv_file}, row {row} (line {row + 2}): no image file named"
+            )
         numbers = table[["left", "top", "width", "height", *POINT_COLUMNS]]
         parsed = numbers.apply(pd.to_numeric, errors="coerce")
         bad_rows, bad_cols = np.nonzero(parsed.isna().to_numpy())
@@ -196,8 +229,12 @@ class FaceLandmarks(Dataset):
                 f"holds {numbers.iat[row, bad_cols[0]]!r}, which is not a number"
             )
         self.images = table["image"].tolist()
-        self.boxes = parsed[["left", "top", "width", "height"]].to_numpy(np.float32)
-        self.landmarks = parsed[POINT_COLUMNS].to_numpy(np.float32).reshape(-1, N_POINTS, 2)
+        self.boxes = parsed[["left", "top", "width", "height"]].to_numpy(
+            np.float32
+        )
+        self.landmarks = (
+            parsed[POINT_COLUMNS].to_numpy(np.float32).reshape(-1, N_POINTS, 2)
+        )
 
     def __len__(self):
         return len(self.images)
@@ -205,16 +242,24 @@ class FaceLandmarks(Dataset):
     def __getitem__(self, idx):
         path = self.image_dir / self.images[idx]
         if not path.is_file():
-            raise FileNotFoundError(f"{self.csv_file}, row {idx} (line {idx + 2}): image file {path} does not exist")
+            raise FileNotFoundError(
+                f"{self.csv_file}, row {idx} (line {idx + 2}): image file {path} does not exist"
+            )
         image = skimage.io.imread(path)
-        sample = {"image": image, "landmarks": self.landmarks[idx].copy(), "box": self.boxes[idx].copy()}
+        sample = {
+            "image": image,
+            "landmarks": self.landmarks[idx].copy(),
+            "box": self.boxes[idx].copy(),
+        }
         return self.transform(sample) if self.transform else sample
 
 
 face_set = FaceLandmarks(csv_file, faces_dir)
 sample = face_set[0]
-print(f"{len(face_set)} faces; sample 0: image {sample['image'].shape} {sample['image'].dtype}, "
-      f"landmarks {sample['landmarks'].shape}, box {sample['box'].tolist()}")
+print(
+    f"{len(face_set)} faces; sample 0: image {sample['image'].shape} {sample['image'].dtype}, "
+    f"landmarks {sample['landmarks'].shape}, box {sample['box'].tolist()}"
+)
 assert len(face_set) == 43 and sample["image"].shape == (375, 500, 3)
 
 # %%
@@ -229,9 +274,15 @@ assert len(face_set) == 43 and sample["image"].shape == (375, 500, 3)
 import matplotlib.pyplot as plt
 
 OUTLINES = [  # (point indices, closed?)
-    (range(0, 17), False), (range(17, 22), False), (range(22, 27), False),
-    (range(27, 31), False), (range(31, 36), False), (range(36, 42), True),
-    (range(42, 48), True), (range(48, 60), True), (range(60, 68), True),
+    (range(0, 17), False),
+    (range(17, 22), False),
+    (range(22, 27), False),
+    (range(27, 31), False),
+    (range(31, 36), False),
+    (range(36, 42), True),
+    (range(42, 48), True),
+    (range(48, 60), True),
+    (range(60, 68), True),
 ]
 
 
@@ -241,7 +292,9 @@ def show_face(ax, image, landmarks, title=None):
     ax.imshow(np.clip(image, 0, 255 if image.dtype == np.uint8 else 1))
     for indices, closed in OUTLINES:
         idx = list(indices) + ([indices[0]] if closed else [])
-        ax.plot(landmarks[idx, 0], landmarks[idx, 1], "-", color="cyan", lw=0.8)
+        ax.plot(
+            landmarks[idx, 0], landmarks[idx, 1], "-", color="cyan", lw=0.8
+        )
     ax.plot(landmarks[36:42, 0], landmarks[36:42, 1], ".", color="red", ms=3)
     if title:
         ax.set_title(title, fontsize=9)
@@ -250,10 +303,17 @@ def show_face(ax, image, landmarks, title=None):
 fig, axes = plt.subplots(1, 4, figsize=(10, 2.9), layout="constrained")
 for ax, idx in zip(axes, [0, 9, 14, 40]):
     face = face_set[idx]
-    show_face(ax, face["image"], face["landmarks"], f"face {idx}: {face_set.images[idx]}")
+    show_face(
+        ax,
+        face["image"],
+        face["landmarks"],
+        f"face {idx}: {face_set.images[idx]}",
+    )
     left, top, width, height = face["box"]
     ax.set_xlim(left - 0.3 * width, left + 1.3 * width)
-    ax.set_ylim(top + 1.3 * height, top - 0.3 * height)  # image rows grow downwards
+    ax.set_ylim(
+        top + 1.3 * height, top - 0.3 * height
+    )  # image rows grow downwards
 fig.supxlabel("x (pixels in the photo)")
 fig.supylabel("y (pixels)")
 fig.suptitle("Samples from FaceLandmarks, zoomed to the face box")
@@ -288,7 +348,12 @@ import skimage.util
 def face_square(left, top, width, height, margin):
     """(top, left, side, side) of a square around a box, grown by margin per side."""
     side = round(max(width, height) * (1 + 2 * margin))
-    return round(top + height / 2 - side / 2), round(left + width / 2 - side / 2), side, side
+    return (
+        round(top + height / 2 - side / 2),
+        round(left + width / 2 - side / 2),
+        side,
+        side,
+    )
 
 
 def crop_sample(sample, top, left, height, width):
@@ -299,7 +364,9 @@ def crop_sample(sample, top, left, height, width):
         image = np.pad(image, (pad_y, pad_x, (0, 0)))
         top, left = top + pad_y[0], left + pad_x[0]
     image = image[top : top + height, left : left + width]
-    landmarks = sample["landmarks"] - np.array([left - pad_x[0], top - pad_y[0]], np.float32)
+    landmarks = sample["landmarks"] - np.array(
+        [left - pad_x[0], top - pad_y[0]], np.float32
+    )
     return {"image": image, "landmarks": landmarks}
 
 
@@ -308,7 +375,9 @@ class CropFace:
         self.margin = margin
 
     def __call__(self, sample):
-        return crop_sample(sample, *face_square(*sample["box"].tolist(), self.margin))
+        return crop_sample(
+            sample, *face_square(*sample["box"].tolist(), self.margin)
+        )
 
 
 class Rescale:
@@ -317,9 +386,14 @@ class Rescale:
 
     def __call__(self, sample):
         h, w = sample["image"].shape[:2]
-        image = skimage.transform.resize(sample["image"], self.size, anti_aliasing=True)
+        image = skimage.transform.resize(
+            sample["image"], self.size, anti_aliasing=True
+        )
         scale = np.array([self.size[1] / w, self.size[0] / h], np.float32)
-        return {"image": image, "landmarks": (sample["landmarks"] + 0.5) * scale - 0.5}
+        return {
+            "image": image,
+            "landmarks": (sample["landmarks"] + 0.5) * scale - 0.5,
+        }
 
 
 class RandomCrop:
@@ -336,16 +410,31 @@ class RandomCrop:
 # Mirror partners in the 68-point scheme: jaw, eyebrows, nose bottom, eyes
 # and lips swap left for right; points on the middle line map to themselves.
 FLIP_PERM = np.arange(N_POINTS)
-FLIP_PERM[0:17] = np.arange(16, -1, -1)  # jaw: 0 <-> 16, 1 <-> 15, ..., 8 stays
+FLIP_PERM[0:17] = np.arange(
+    16, -1, -1
+)  # jaw: 0 <-> 16, 1 <-> 15, ..., 8 stays
 FLIP_PERM[17:27] = np.arange(26, 16, -1)  # eyebrows: 17 <-> 26, ..., 21 <-> 22
 FLIP_PERM[31:36] = np.arange(35, 30, -1)  # nose bottom: 31 <-> 35, 33 stays
-FLIP_PERM[36:40], FLIP_PERM[42:46] = [45, 44, 43, 42], [39, 38, 37, 36]  # eye corners and upper lids
+FLIP_PERM[36:40], FLIP_PERM[42:46] = (
+    [45, 44, 43, 42],
+    [39, 38, 37, 36],
+)  # eye corners and upper lids
 FLIP_PERM[40:42], FLIP_PERM[46:48] = [47, 46], [41, 40]  # lower lids
-FLIP_PERM[48:55] = np.arange(54, 47, -1)  # outer upper lip: 48 <-> 54, 51 stays
-FLIP_PERM[55:60] = np.arange(59, 54, -1)  # outer lower lip: 55 <-> 59, 57 stays
-FLIP_PERM[60:65] = np.arange(64, 59, -1)  # inner upper lip: 60 <-> 64, 62 stays
-FLIP_PERM[65:68] = np.arange(67, 64, -1)  # inner lower lip: 65 <-> 67, 66 stays
-assert (FLIP_PERM[FLIP_PERM] == np.arange(N_POINTS)).all()  # swapping twice changes nothing
+FLIP_PERM[48:55] = np.arange(
+    54, 47, -1
+)  # outer upper lip: 48 <-> 54, 51 stays
+FLIP_PERM[55:60] = np.arange(
+    59, 54, -1
+)  # outer lower lip: 55 <-> 59, 57 stays
+FLIP_PERM[60:65] = np.arange(
+    64, 59, -1
+)  # inner upper lip: 60 <-> 64, 62 stays
+FLIP_PERM[65:68] = np.arange(
+    67, 64, -1
+)  # inner lower lip: 65 <-> 67, 66 stays
+assert (
+    FLIP_PERM[FLIP_PERM] == np.arange(N_POINTS)
+).all()  # swapping twice changes nothing
 assert sorted(set(FLIP_PERM.tolist())) == list(range(N_POINTS))
 
 
@@ -366,7 +455,10 @@ class ToTensor:
     def __call__(self, sample):
         image = skimage.util.img_as_float32(sample["image"]).transpose(2, 0, 1)
         landmarks = torch.from_numpy(sample["landmarks"])
-        return {"image": torch.from_numpy(np.ascontiguousarray(image)), "landmarks": landmarks}
+        return {
+            "image": torch.from_numpy(np.ascontiguousarray(image)),
+            "landmarks": landmarks,
+        }
 
 
 # %%
@@ -376,11 +468,19 @@ class ToTensor:
 # eye, jaw point 0 left of point 16, mouth corner 48 left of 54, nostril 31
 # left of 35, eyebrow end 17 left of 26); a correct flip keeps all of that
 # true, while mirroring coordinates without renumbering makes every one false.
-LEFT_OF = [(slice(36, 42), slice(42, 48)), (0, 16), (48, 54), (31, 35), (17, 26)]
+LEFT_OF = [
+    (slice(36, 42), slice(42, 48)),
+    (0, 16),
+    (48, 54),
+    (31, 35),
+    (17, 26),
+]
 
 
 def left_of_checks(landmarks):
-    return [landmarks[a, 0].mean() < landmarks[b, 0].mean() for a, b in LEFT_OF]
+    return [
+        landmarks[a, 0].mean() < landmarks[b, 0].mean() for a, b in LEFT_OF
+    ]
 
 
 def is_upright(landmarks):
@@ -389,9 +489,14 @@ def is_upright(landmarks):
 
 always_flip = RandomHorizontalFlip(p=1.0)
 for idx in range(len(face_set)):
-    s = {"image": np.zeros((500, 500, 1)), "landmarks": face_set.landmarks[idx].copy()}  # only points matter here
+    s = {
+        "image": np.zeros((500, 500, 1)),
+        "landmarks": face_set.landmarks[idx].copy(),
+    }  # only points matter here
     once = always_flip(s)
-    np.testing.assert_array_equal(always_flip(once)["landmarks"], s["landmarks"])
+    np.testing.assert_array_equal(
+        always_flip(once)["landmarks"], s["landmarks"]
+    )
     assert is_upright(s["landmarks"]) and is_upright(once["landmarks"])
     mirrored_only = s["landmarks"] * [-1, 1] + [499, 0]
     assert not any(left_of_checks(mirrored_only))
@@ -413,7 +518,9 @@ TRACKED = np.array([36, 45, 30, 48, 54])
 def add_markers(sample):
     image = skimage.util.img_as_float(sample["image"])
     markers = np.zeros(image.shape[:2] + (len(TRACKED),))
-    for k, (x, y) in enumerate(sample["landmarks"][TRACKED].round().astype(int)):
+    for k, (x, y) in enumerate(
+        sample["landmarks"][TRACKED].round().astype(int)
+    ):
         markers[y, x, k] = 1.0
     return sample | {"image": np.concatenate([image, markers], axis=2)}
 
@@ -428,18 +535,31 @@ def marker_centres(image):
     return np.stack([centre_x, centre_y], axis=1)
 
 
-steps = [CropFace(0.25), Rescale(128), RandomCrop(112), RandomHorizontalFlip(p=1.0)]
-marked = add_markers(face_set[0])  # a small face: the crop gets enlarged about 2.3 times
+steps = [
+    CropFace(0.25),
+    Rescale(128),
+    RandomCrop(112),
+    RandomHorizontalFlip(p=1.0),
+]
+marked = add_markers(
+    face_set[0]
+)  # a small face: the crop gets enlarged about 2.3 times
 which = TRACKED.copy()  # which landmark each marker channel belongs to
 history = [marked]
 for step in steps:
     marked = step(marked)
     history.append(marked)
     if isinstance(step, RandomHorizontalFlip):
-        which = FLIP_PERM[which]  # after renumbering, a marker sits under the partner point
-    gap = np.abs(marker_centres(marked["image"]) - marked["landmarks"][which]).max()
+        which = FLIP_PERM[
+            which
+        ]  # after renumbering, a marker sits under the partner point
+    gap = np.abs(
+        marker_centres(marked["image"]) - marked["landmarks"][which]
+    ).max()
     size = marked["image"].shape[:2]
-    print(f"after {type(step).__name__:<20} image {size}, largest marker-landmark gap {gap:.3f} px")
+    print(
+        f"after {type(step).__name__:<20} image {size}, largest marker-landmark gap {gap:.3f} px"
+    )
     assert gap < 0.1
 
 # %%
@@ -448,14 +568,24 @@ for step in steps:
 # ``0.5 * (s - 1)`` pixels up and to the left of their pixels.
 cropped, rescaled = history[1], history[2]
 s = 128 / cropped["image"].shape[1]
-gap_naive = np.abs(marker_centres(rescaled["image"]) - cropped["landmarks"][TRACKED] * s).max()
-print(f"scale factor {s:.3f}: the rule x * s would be off by up to {gap_naive:.2f} px")
+gap_naive = np.abs(
+    marker_centres(rescaled["image"]) - cropped["landmarks"][TRACKED] * s
+).max()
+print(
+    f"scale factor {s:.3f}: the rule x * s would be off by up to {gap_naive:.2f} px"
+)
 assert gap_naive > 0.4 * (s - 1)
 
 # ToTensor moves no pixel: it only puts channels first and converts to float32.
 tensor_sample = ToTensor()(marked)
-assert tensor_sample["image"].shape == (8, 112, 112) and tensor_sample["image"].dtype == torch.float32
-torch.testing.assert_close(tensor_sample["image"], torch.from_numpy(marked["image"]).permute(2, 0, 1).float())
+assert (
+    tensor_sample["image"].shape == (8, 112, 112)
+    and tensor_sample["image"].dtype == torch.float32
+)
+torch.testing.assert_close(
+    tensor_sample["image"],
+    torch.from_numpy(marked["image"]).permute(2, 0, 1).float(),
+)
 
 # %%
 # Composing, and augmentation on the fly
@@ -467,22 +597,44 @@ torch.testing.assert_close(tensor_sample["image"], torch.from_numpy(marked["imag
 # epoch sees different crops and flips of the same 43 faces.
 from torchvision import transforms
 
-augment = transforms.Compose([CropFace(0.25), Rescale(128), RandomCrop(112), RandomHorizontalFlip(), ToTensor()])
+augment = transforms.Compose(
+    [
+        CropFace(0.25),
+        Rescale(128),
+        RandomCrop(112),
+        RandomHorizontalFlip(),
+        ToTensor(),
+    ]
+)
 train_faces = FaceLandmarks(csv_file, faces_dir, transform=augment)
 
 views = [train_faces[0] for _ in range(4)]
 for v in views:
-    assert v["image"].shape == (3, 112, 112) and v["landmarks"].shape == (N_POINTS, 2)
-assert not torch.equal(views[0]["landmarks"], views[1]["landmarks"])  # same index, different crop
-assert all(is_upright(v["landmarks"].numpy()) for v in views)  # flipped or not, the red eye stays left
+    assert v["image"].shape == (3, 112, 112) and v["landmarks"].shape == (
+        N_POINTS,
+        2,
+    )
+assert not torch.equal(
+    views[0]["landmarks"], views[1]["landmarks"]
+)  # same index, different crop
+assert all(
+    is_upright(v["landmarks"].numpy()) for v in views
+)  # flipped or not, the red eye stays left
 
 fig, axes = plt.subplots(1, 4, figsize=(10, 2.9), layout="constrained")
 for k, (ax, v) in enumerate(zip(axes, views)):
     nose_tip = tuple(v["landmarks"][30].round().int().tolist())
-    show_face(ax, v["image"], v["landmarks"].numpy(), f"access {k + 1}: nose tip at {nose_tip}")
+    show_face(
+        ax,
+        v["image"],
+        v["landmarks"].numpy(),
+        f"access {k + 1}: nose tip at {nose_tip}",
+    )
 fig.supxlabel("x (pixels)")
 fig.supylabel("y (pixels)")
-fig.suptitle("train_faces[0], read four times: a new random crop and flip each time")
+fig.suptitle(
+    "train_faces[0], read four times: a new random crop and flip each time"
+)
 plt.show()
 
 # %%
@@ -494,7 +646,12 @@ plt.show()
 # needs equal shapes. The raw photos differ in size, so it refuses them:
 from torch.utils.data import DataLoader
 
-raw_loader = DataLoader(face_set, batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(0))
+raw_loader = DataLoader(
+    face_set,
+    batch_size=4,
+    shuffle=True,
+    generator=torch.Generator().manual_seed(0),
+)
 try:
     next(iter(raw_loader))
     raise AssertionError("expected the default collate to fail")
@@ -510,26 +667,46 @@ except RuntimeError as err:
 def collate_faces(samples):
     return {
         "image": [torch.from_numpy(s["image"]) for s in samples],
-        "landmarks": torch.stack([torch.from_numpy(s["landmarks"]) for s in samples]),
+        "landmarks": torch.stack(
+            [torch.from_numpy(s["landmarks"]) for s in samples]
+        ),
     }
 
 
-raw_loader = DataLoader(face_set, batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(0),
-                        collate_fn=collate_faces)
+raw_loader = DataLoader(
+    face_set,
+    batch_size=4,
+    shuffle=True,
+    generator=torch.Generator().manual_seed(0),
+    collate_fn=collate_faces,
+)
 raw_batch = next(iter(raw_loader))
-print("custom collate: image sizes", [tuple(im.shape) for im in raw_batch["image"]],
-      "landmarks", tuple(raw_batch["landmarks"].shape))
+print(
+    "custom collate: image sizes",
+    [tuple(im.shape) for im in raw_batch["image"]],
+    "landmarks",
+    tuple(raw_batch["landmarks"].shape),
+)
 assert raw_batch["landmarks"].shape == (4, N_POINTS, 2)
 
 # %%
 # Or let the transforms make every sample the same size, and the default
 # collate works: it stacks ``image`` into ``B x 3 x 112 x 112`` and
 # ``landmarks`` into ``B x 68 x 2``. Shuffling uses its own seeded generator.
-face_loader = DataLoader(train_faces, batch_size=8, shuffle=True, generator=torch.Generator().manual_seed(0))
+face_loader = DataLoader(
+    train_faces,
+    batch_size=8,
+    shuffle=True,
+    generator=torch.Generator().manual_seed(0),
+)
 batch = next(iter(face_loader))
-print(f"default collate after the transforms: image {tuple(batch['image'].shape)}, "
-      f"landmarks {tuple(batch['landmarks'].shape)}")
-assert batch["image"].shape == (8, 3, 112, 112) and batch["landmarks"].shape == (8, N_POINTS, 2)
+print(
+    f"default collate after the transforms: image {tuple(batch['image'].shape)}, "
+    f"landmarks {tuple(batch['landmarks'].shape)}"
+)
+assert batch["image"].shape == (8, 3, 112, 112) and batch[
+    "landmarks"
+].shape == (8, N_POINTS, 2)
 
 fig, axes = plt.subplots(2, 4, figsize=(9, 4.9), layout="constrained")
 for k, ax in enumerate(axes.flat):
@@ -559,9 +736,17 @@ from torchvision.transforms import v2
 def to_tv_tensors(sample):
     h, w = sample["image"].shape[:2]
     return {
-        "image": tv_tensors.Image(torch.from_numpy(sample["image"]).permute(2, 0, 1)),
-        "landmarks": tv_tensors.KeyPoints(torch.from_numpy(sample["landmarks"]), canvas_size=(h, w)),
-        "box": tv_tensors.BoundingBoxes(torch.from_numpy(sample["box"])[None], format="XYWH", canvas_size=(h, w)),
+        "image": tv_tensors.Image(
+            torch.from_numpy(sample["image"]).permute(2, 0, 1)
+        ),
+        "landmarks": tv_tensors.KeyPoints(
+            torch.from_numpy(sample["landmarks"]), canvas_size=(h, w)
+        ),
+        "box": tv_tensors.BoundingBoxes(
+            torch.from_numpy(sample["box"])[None],
+            format="XYWH",
+            canvas_size=(h, w),
+        ),
     }
 
 
@@ -571,7 +756,9 @@ class CropFaceV2(v2.Transform):
         self.margin = margin
 
     def make_params(self, flat_inputs):
-        box = next(x for x in flat_inputs if isinstance(x, tv_tensors.BoundingBoxes))
+        box = next(
+            x for x in flat_inputs if isinstance(x, tv_tensors.BoundingBoxes)
+        )
         top, left, height, width = face_square(*box[0].tolist(), self.margin)
         return {"top": top, "left": left, "height": height, "width": width}
 
@@ -587,14 +774,22 @@ class FlipFaceV2(v2.RandomHorizontalFlip):
         return out
 
 
-augment_v2 = v2.Compose([
-    to_tv_tensors, CropFaceV2(0.25), v2.Resize((128, 128)), v2.RandomCrop(112), FlipFaceV2(),
-    v2.ToDtype(torch.float32, scale=True),
-])
+augment_v2 = v2.Compose(
+    [
+        to_tv_tensors,
+        CropFaceV2(0.25),
+        v2.Resize((128, 128)),
+        v2.RandomCrop(112),
+        FlipFaceV2(),
+        v2.ToDtype(torch.float32, scale=True),
+    ]
+)
 v2_faces = FaceLandmarks(csv_file, faces_dir, transform=augment_v2)
 s_v2 = v2_faces[0]
 print({k: f"{type(v).__name__} {tuple(v.shape)}" for k, v in s_v2.items()})
-assert s_v2["image"].shape == (3, 112, 112) and isinstance(s_v2["landmarks"], tv_tensors.KeyPoints)
+assert s_v2["image"].shape == (3, 112, 112) and isinstance(
+    s_v2["landmarks"], tv_tensors.KeyPoints
+)
 
 # %%
 # Do v2 and our transforms agree? We run each step both ways on one face,
@@ -611,21 +806,37 @@ assert s_v2["image"].shape == (3, 112, 112) and isinstance(s_v2["landmarks"], tv
 #   half a pixel per unit of enlargement above and left of their pixels.
 raw = face_set[0]
 ours, theirs = CropFace(0.25)(raw), CropFaceV2(0.25)(to_tv_tensors(raw))
-assert torch.equal(theirs["image"], torch.from_numpy(ours["image"]).permute(2, 0, 1))
-torch.testing.assert_close(theirs["landmarks"].as_subclass(torch.Tensor), torch.from_numpy(ours["landmarks"]))
+assert torch.equal(
+    theirs["image"], torch.from_numpy(ours["image"]).permute(2, 0, 1)
+)
+torch.testing.assert_close(
+    theirs["landmarks"].as_subclass(torch.Tensor),
+    torch.from_numpy(ours["landmarks"]),
+)
 
 s = 128 / ours["image"].shape[1]
 ours, theirs = Rescale(128)(ours), v2.Resize((128, 128))(theirs)
-pixel_diff = np.abs(ours["image"] - theirs["image"].permute(1, 2, 0).numpy() / 255).mean()
-point_diff = torch.from_numpy(ours["landmarks"]) - theirs["landmarks"].as_subclass(torch.Tensor)
-print(f"resize by {s:.3f}: mean pixel difference {pixel_diff:.4f}; points differ by {point_diff.mean():.4f} "
-      f"px (0.5 * (s - 1) = {0.5 * (s - 1):.4f})")
+pixel_diff = np.abs(
+    ours["image"] - theirs["image"].permute(1, 2, 0).numpy() / 255
+).mean()
+point_diff = torch.from_numpy(ours["landmarks"]) - theirs[
+    "landmarks"
+].as_subclass(torch.Tensor)
+print(
+    f"resize by {s:.3f}: mean pixel difference {pixel_diff:.4f}; points differ by {point_diff.mean():.4f} "
+    f"px (0.5 * (s - 1) = {0.5 * (s - 1):.4f})"
+)
 assert pixel_diff < 0.02
-torch.testing.assert_close(point_diff, torch.full_like(point_diff, 0.5 * (s - 1)))
+torch.testing.assert_close(
+    point_diff, torch.full_like(point_diff, 0.5 * (s - 1))
+)
 
 ours, theirs = RandomHorizontalFlip(p=1.0)(ours), FlipFaceV2(p=1.0)(theirs)
-torch.testing.assert_close(theirs["landmarks"].as_subclass(torch.Tensor) + 0.5 * (s - 1) * torch.tensor([-1.0, 1.0]),
-                           torch.from_numpy(ours["landmarks"]))
+torch.testing.assert_close(
+    theirs["landmarks"].as_subclass(torch.Tensor)
+    + 0.5 * (s - 1) * torch.tensor([-1.0, 1.0]),
+    torch.from_numpy(ours["landmarks"]),
+)
 assert is_upright(theirs["landmarks"].numpy())
 
 # %%
@@ -637,9 +848,15 @@ before = theirs
 after = v2.RandomCrop(112)(before)
 shift = (before["landmarks"] - after["landmarks"]).as_subclass(torch.Tensor)
 left, top = shift[0].round().int().tolist()
-assert torch.equal(shift, shift[0].expand_as(shift)) and torch.equal(shift[0], shift[0].round())
-assert torch.equal(after["image"], before["image"][:, top : top + 112, left : left + 112])
-print(f"v2.RandomCrop cut at (left, top) = ({left}, {top}); the points moved by exactly that")
+assert torch.equal(shift, shift[0].expand_as(shift)) and torch.equal(
+    shift[0], shift[0].round()
+)
+assert torch.equal(
+    after["image"], before["image"][:, top : top + 112, left : left + 112]
+)
+print(
+    f"v2.RandomCrop cut at (left, top) = ({left}, {top}); the points moved by exactly that"
+)
 
 # %%
 # Bad rows get clear errors
@@ -657,17 +874,27 @@ def broken_copy(name, row, edit):
     """Copy the CSV with data row `row` passed through edit(list of fields)."""
     path = work_dir / name
     lines = rows.copy()
-    lines[row + 1] = ",".join(edit(lines[row + 1].split(",")))  # + 1 skips the header
-    write_atomically(path, lambda tmp: Path(tmp).write_text("\n".join(lines) + "\n"))
+    lines[row + 1] = ",".join(
+        edit(lines[row + 1].split(","))
+    )  # + 1 skips the header
+    write_atomically(
+        path, lambda tmp: Path(tmp).write_text("\n".join(lines) + "\n")
+    )
     return path
 
 
 def on_page(message):
     """The message with this machine's two folders shortened, for the page."""
-    return message.replace(str(work_dir), "<cache>").replace(str(faces_dir), "<faces>")
+    return message.replace(str(work_dir), "<cache>").replace(
+        str(faces_dir), "<faces>"
+    )
 
 
-missing = broken_copy("missing_image.csv", 5, lambda f: [f[0].replace(".jpg", "_lost.jpg"), *f[1:]])
+missing = broken_copy(
+    "missing_image.csv",
+    5,
+    lambda f: [f[0].replace(".jpg", "_lost.jpg"), *f[1:]],
+)
 try:
     FaceLandmarks(missing, faces_dir)[5]
 except FileNotFoundError as err:
@@ -675,8 +902,12 @@ except FileNotFoundError as err:
     print(f"Missing image error: {on_page(message)}")
 assert str(missing) in message and "row 5" in message
 
-not_a_number = broken_copy("not_a_number.csv", 7, lambda f: f[:8] + ["107px"] + f[9:])  # x01 of face 7
-too_short = broken_copy("too_short.csv", 11, lambda f: f[:-1])  # last field lost
+not_a_number = broken_copy(
+    "not_a_number.csv", 7, lambda f: f[:8] + ["107px"] + f[9:]
+)  # x01 of face 7
+too_short = broken_copy(
+    "too_short.csv", 11, lambda f: f[:-1]
+)  # last field lost
 for path, row in [(not_a_number, 7), (too_short, 11)]:
     try:
         FaceLandmarks(path, faces_dir)

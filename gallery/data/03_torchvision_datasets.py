@@ -53,11 +53,17 @@ from torchvision import datasets
 from torchvision.transforms import v2
 
 to_float = v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])
-fake = datasets.FakeData(size=100, image_size=(3, 32, 32), num_classes=10, transform=to_float)
+fake = datasets.FakeData(
+    size=100, image_size=(3, 32, 32), num_classes=10, transform=to_float
+)
 image, label = fake[3]
 again, label_again = fake[3]
-print(f"FakeData: {len(fake)} samples; sample 3: image {tuple(image.shape)} {image.dtype}, label {label}")
-assert torch.equal(image, again) and label == label_again  # same index, same sample
+print(
+    f"FakeData: {len(fake)} samples; sample 3: image {tuple(image.shape)} {image.dtype}, label {label}"
+)
+assert (
+    torch.equal(image, again) and label == label_again
+)  # same index, same sample
 assert image.shape == (3, 32, 32) and 0.0 <= image.min() and image.max() <= 1.0
 
 # %%
@@ -83,7 +89,18 @@ from pathlib import Path
 
 import pooch
 
-CIFAR10_CLASSES = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]
+CIFAR10_CLASSES = [
+    "airplane",
+    "automobile",
+    "bird",
+    "cat",
+    "deer",
+    "dog",
+    "frog",
+    "horse",
+    "ship",
+    "truck",
+]
 ZIP_SHA256 = "ad20075fc5d761cb1545aa313752ecc67cdb288bc8d01abc2128e7de0ddfedb5"
 CACHE = Path(pooch.os_cache("pytorch-by-example"))
 CIFAR_DIR = CACHE / "cifar10-jpeg"
@@ -96,7 +113,11 @@ def is_complete(folder):
         return True
     counts = {"train": 5000, "test": 1000}
     try:
-        return all(len(os.listdir(folder / split / c)) == n for split, n in counts.items() for c in CIFAR10_CLASSES)
+        return all(
+            len(os.listdir(folder / split / c)) == n
+            for split, n in counts.items()
+            for c in CIFAR10_CLASSES
+        )
     except FileNotFoundError:
         return False
 
@@ -126,17 +147,28 @@ def make_small_tree(root, per_class={"train": 12, "test": 4}):
     from torchvision.io import write_jpeg
 
     gen = torch.Generator().manual_seed(0)
-    ys, xs = torch.meshgrid(torch.arange(32.0), torch.arange(32.0), indexing="ij")
+    ys, xs = torch.meshgrid(
+        torch.arange(32.0), torch.arange(32.0), indexing="ij"
+    )
     for label, name in enumerate(CIFAR10_CLASSES):
-        colour = torch.tensor(colormaps["tab10"](label)[:3], dtype=torch.float32)
+        colour = torch.tensor(
+            colormaps["tab10"](label)[:3], dtype=torch.float32
+        )
         angle = torch.tensor(label * torch.pi / 10)
-        stripes = torch.sin((xs * torch.cos(angle) + ys * torch.sin(angle)) / 2)
+        stripes = torch.sin(
+            (xs * torch.cos(angle) + ys * torch.sin(angle)) / 2
+        )
         for split, n in per_class.items():
             (root / split / name).mkdir(parents=True)
             for i in range(n):
                 noise = torch.rand(3, 32, 32, generator=gen) * 0.3
-                picture = 0.1 + 0.6 * colour[:, None, None] + 0.15 * stripes + noise
-                write_jpeg((picture.clamp(0, 1) * 255).to(torch.uint8), str(root / split / name / f"{i:04d}.jpg"))
+                picture = (
+                    0.1 + 0.6 * colour[:, None, None] + 0.15 * stripes + noise
+                )
+                write_jpeg(
+                    (picture.clamp(0, 1) * 255).to(torch.uint8),
+                    str(root / split / name / f"{i:04d}.jpg"),
+                )
 
 
 data_dir = os.environ.get("PBE_DATA_DIR")
@@ -144,17 +176,29 @@ zip_path = Path(data_dir) / "cifar10-jpeg.zip" if data_dir else None
 if zip_path is not None and zip_path.is_file():
     unpack_cifar10_jpeg(zip_path)
     root, using_cifar = CIFAR_DIR, True
-    print("Using the CIFAR-10 JPEG copy from PBE_DATA_DIR (checked by SHA-256), unpacked in the cache.")
-    print("JPEG is lossy: pixel values differ slightly from the original CIFAR-10 files.")
+    print(
+        "Using the CIFAR-10 JPEG copy from PBE_DATA_DIR (checked by SHA-256), unpacked in the cache."
+    )
+    print(
+        "JPEG is lossy: pixel values differ slightly from the original CIFAR-10 files."
+    )
 elif is_complete(CIFAR_DIR):
     root, using_cifar = CIFAR_DIR, True
-    print("Using the CIFAR-10 JPEG copy unpacked in the cache by an earlier run.")
-    print("JPEG is lossy: pixel values differ slightly from the original CIFAR-10 files.")
+    print(
+        "Using the CIFAR-10 JPEG copy unpacked in the cache by an earlier run."
+    )
+    print(
+        "JPEG is lossy: pixel values differ slightly from the original CIFAR-10 files."
+    )
 else:
     root, using_cifar = Path(tempfile.mkdtemp(prefix="small-tree-")), False
     make_small_tree(root)
-    print("No CIFAR-10 JPEG copy found (PBE_DATA_DIR is unset or lacks cifar10-jpeg.zip):")
-    print("using a small generated tree with the same ten class folders instead.")
+    print(
+        "No CIFAR-10 JPEG copy found (PBE_DATA_DIR is unset or lacks cifar10-jpeg.zip):"
+    )
+    print(
+        "using a small generated tree with the same ten class folders instead."
+    )
 
 # %%
 # ``ImageFolder``
@@ -178,11 +222,15 @@ assert test_files.class_to_idx == train_files.class_to_idx
 
 path, label = train_files.samples[0]
 picture, label0 = train_files[0]
-print(f"sample 0: {Path(path).relative_to(root)} -> label {label} ({train_files.classes[label]}); "
-      f"loaded as a PIL image of size {picture.size}")
+print(
+    f"sample 0: {Path(path).relative_to(root)} -> label {label} ({train_files.classes[label]}); "
+    f"loaded as a PIL image of size {picture.size}"
+)
 assert Path(path).parent.name == train_files.classes[label] and label == label0
 counts = torch.bincount(torch.tensor(train_files.targets), minlength=10)
-assert (counts == counts[0]).all()  # balanced: the same number of images per class
+assert (
+    counts == counts[0]
+).all()  # balanced: the same number of images per class
 if using_cifar:
     assert (len(train_files), len(test_files)) == (50_000, 10_000)
 
@@ -197,17 +245,32 @@ if using_cifar:
 # ``ToDtype(..., scale=True)`` (to float, divided by 255).
 from torch.utils.data import DataLoader, Subset
 
-pick = torch.randperm(len(train_files), generator=torch.Generator().manual_seed(0))[:2000]
+pick = torch.randperm(
+    len(train_files), generator=torch.Generator().manual_seed(0)
+)[:2000]
 plain_train = datasets.ImageFolder(root / "train", transform=to_float)
-pixels = torch.cat([images for images, _ in DataLoader(Subset(plain_train, pick.tolist()), batch_size=500)])
+pixels = torch.cat(
+    [
+        images
+        for images, _ in DataLoader(
+            Subset(plain_train, pick.tolist()), batch_size=500
+        )
+    ]
+)
 mean, std = pixels.mean(dim=(0, 2, 3)), pixels.std(dim=(0, 2, 3))
-print(f"measured on {len(pixels)} training images: mean {[round(m, 4) for m in mean.tolist()]}, "
-      f"std {[round(s, 4) for s in std.tolist()]}")
+print(
+    f"measured on {len(pixels)} training images: mean {[round(m, 4) for m in mean.tolist()]}, "
+    f"std {[round(s, 4) for s in std.tolist()]}"
+)
 
 if using_cifar:
     # Widely quoted statistics of the original CIFAR-10 training set.
-    torch.testing.assert_close(mean, torch.tensor([0.4914, 0.4822, 0.4465]), atol=0.01, rtol=0)
-    torch.testing.assert_close(std, torch.tensor([0.2470, 0.2435, 0.2616]), atol=0.01, rtol=0)
+    torch.testing.assert_close(
+        mean, torch.tensor([0.4914, 0.4822, 0.4465]), atol=0.01, rtol=0
+    )
+    torch.testing.assert_close(
+        std, torch.tensor([0.2470, 0.2435, 0.2616]), atol=0.01, rtol=0
+    )
     print("within 0.01 of the published CIFAR-10 statistics")
 
 # %%
@@ -225,26 +288,42 @@ if using_cifar:
 #    ``transforms.v2`` that is two explicit steps, ``v2.ToImage()`` and
 #    ``v2.ToDtype(torch.float32, scale=True)``, so the dtype and the scaling
 #    are visible and each can be changed on its own.
-train_tf = v2.Compose([
-    v2.ToImage(),
-    v2.RandomResizedCrop(32, scale=(0.6, 1.0), antialias=True),
-    v2.RandomHorizontalFlip(),
-    v2.ToDtype(torch.float32, scale=True),
-    v2.Normalize(mean.tolist(), std.tolist()),
-])
-test_tf = v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True), v2.Normalize(mean.tolist(), std.tolist())])
+train_tf = v2.Compose(
+    [
+        v2.ToImage(),
+        v2.RandomResizedCrop(32, scale=(0.6, 1.0), antialias=True),
+        v2.RandomHorizontalFlip(),
+        v2.ToDtype(torch.float32, scale=True),
+        v2.Normalize(mean.tolist(), std.tolist()),
+    ]
+)
+test_tf = v2.Compose(
+    [
+        v2.ToImage(),
+        v2.ToDtype(torch.float32, scale=True),
+        v2.Normalize(mean.tolist(), std.tolist()),
+    ]
+)
 train_set = datasets.ImageFolder(root / "train", transform=train_tf)
 test_set = datasets.ImageFolder(root / "test", transform=test_tf)
 
 # The test images were not used to measure mean and std, yet after
 # normalisation they have a mean near 0 and a spread near 1 per channel.
-test_pick = torch.randperm(len(test_set), generator=torch.Generator().manual_seed(1))[:1000].tolist()
+test_pick = torch.randperm(
+    len(test_set), generator=torch.Generator().manual_seed(1)
+)[:1000].tolist()
 normed = torch.stack([test_set[i][0] for i in test_pick])
-print(f"normalised test images: mean {[round(m, 3) for m in normed.mean(dim=(0, 2, 3)).tolist()]}, "
-      f"std {[round(s, 3) for s in normed.std(dim=(0, 2, 3)).tolist()]}")
+print(
+    f"normalised test images: mean {[round(m, 3) for m in normed.mean(dim=(0, 2, 3)).tolist()]}, "
+    f"std {[round(s, 3) for s in normed.std(dim=(0, 2, 3)).tolist()]}"
+)
 assert normed.shape[1:] == (3, 32, 32) and normed.dtype == torch.float32
-torch.testing.assert_close(normed.mean(dim=(0, 2, 3)), torch.zeros(3), atol=0.1, rtol=0)
-torch.testing.assert_close(normed.std(dim=(0, 2, 3)), torch.ones(3), atol=0.1, rtol=0)
+torch.testing.assert_close(
+    normed.mean(dim=(0, 2, 3)), torch.zeros(3), atol=0.1, rtol=0
+)
+torch.testing.assert_close(
+    normed.std(dim=(0, 2, 3)), torch.ones(3), atol=0.1, rtol=0
+)
 
 # %%
 # The random transforms draw from ``torch``'s generator, so one index gives a
@@ -262,8 +341,14 @@ def for_display(images):
 views = torch.stack([train_set[0][0] for _ in range(8)])
 assert not torch.equal(views[0], views[1])
 fig, ax = plt.subplots(figsize=(9, 1.9))
-ax.imshow(make_grid(for_display(views), nrow=8, padding=2, pad_value=1).permute(1, 2, 0).numpy())
-ax.set_title(f"train_set[0] ({train_set.classes[train_set.targets[0]]}), read eight times")
+ax.imshow(
+    make_grid(for_display(views), nrow=8, padding=2, pad_value=1)
+    .permute(1, 2, 0)
+    .numpy()
+)
+ax.set_title(
+    f"train_set[0] ({train_set.classes[train_set.targets[0]]}), read eight times"
+)
 ax.set_xlabel("eight random crops and flips of the same image")
 ax.set_yticks([])
 ax.set_xticks([])
@@ -281,10 +366,22 @@ plt.show()
 # "__main__":`` in a script. This page simply uses no workers off Linux.
 import sys
 
-workers = {"num_workers": 2, "multiprocessing_context": "fork"} if sys.platform.startswith("linux") else {}
-loader = DataLoader(train_set, batch_size=32, shuffle=True, generator=torch.Generator().manual_seed(0), **workers)
+workers = (
+    {"num_workers": 2, "multiprocessing_context": "fork"}
+    if sys.platform.startswith("linux")
+    else {}
+)
+loader = DataLoader(
+    train_set,
+    batch_size=32,
+    shuffle=True,
+    generator=torch.Generator().manual_seed(0),
+    **workers,
+)
 images, labels = next(iter(loader))
-print(f"batch: images {tuple(images.shape)} {images.dtype}, labels {labels[:8].tolist()} ...")
+print(
+    f"batch: images {tuple(images.shape)} {images.dtype}, labels {labels[:8].tolist()} ..."
+)
 assert images.shape == (32, 3, 32, 32) and labels.shape == (32,)
 
 # %%
@@ -297,7 +394,14 @@ fig, ax = plt.subplots(figsize=(9, 3.2))
 ax.imshow(grid.permute(1, 2, 0).numpy())
 for k, label in enumerate(labels[:16].tolist()):
     row, col = divmod(k, 8)
-    ax.text(col * tile + pad + 16, (row + 1) * tile + 0.5, train_set.classes[label], ha="center", va="top", fontsize=7)
+    ax.text(
+        col * tile + pad + 16,
+        (row + 1) * tile + 0.5,
+        train_set.classes[label],
+        ha="center",
+        va="top",
+        fontsize=7,
+    )
 ax.set_title("16 images of a shuffled training batch, with their class names")
 ax.set_xlabel("column of the grid")
 ax.set_ylabel("row of the grid")

@@ -55,7 +55,10 @@ print(model)
 y_pred = model(x)
 
 first, relu, second = model  # a Sequential can be indexed and iterated
-by_hand = torch.clamp(x @ first.weight.T + first.bias, min=0) @ second.weight.T + second.bias
+by_hand = (
+    torch.clamp(x @ first.weight.T + first.bias, min=0) @ second.weight.T
+    + second.bias
+)
 torch.testing.assert_close(y_pred, by_hand)
 print(f"output shape: {tuple(y_pred.shape)}")
 
@@ -69,12 +72,16 @@ print(f"output shape: {tuple(y_pred.shape)}")
 # which is why there is a ``0`` and a ``2`` but no ``1``: the ReLU owns
 # nothing.
 for name, p in model.named_parameters():
-    print(f"{name:9s} shape={str(tuple(p.shape)):12s} requires_grad={p.requires_grad}")
+    print(
+        f"{name:9s} shape={str(tuple(p.shape)):12s} requires_grad={p.requires_grad}"
+    )
 
 n_params = sum(p.numel() for p in model.parameters())
 print(f"learnable numbers in total: {n_params:,}")
 assert n_params == D_in * H + H + H * D_out + D_out
-assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in model.parameters())
+assert all(
+    isinstance(p, nn.Parameter) and p.requires_grad for p in model.parameters()
+)
 
 # %%
 # Unlike the ``torch.randn`` weights of the basics lessons, a fresh
@@ -84,8 +91,12 @@ assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in model.parame
 # larger learning rate is safe than with ``randn`` weights.
 for layer in (first, second):
     bound = layer.in_features**-0.5
-    assert layer.weight.abs().max() <= bound and layer.bias.abs().max() <= bound
-    print(f"Linear({layer.in_features}, {layer.out_features}): every entry within +/-{bound:.4f}")
+    assert (
+        layer.weight.abs().max() <= bound and layer.bias.abs().max() <= bound
+    )
+    print(
+        f"Linear({layer.in_features}, {layer.out_features}): every entry within +/-{bound:.4f}"
+    )
 
 # %%
 # Loss functions
@@ -139,7 +150,9 @@ loss_fn(model(x), y).backward()
 once = first.bias.grad.clone()
 loss_fn(model(x), y).backward()
 torch.testing.assert_close(first.bias.grad, 2 * once)
-print(f"bias gradient norm after one backward: {once.norm():.4f}, after two: {first.bias.grad.norm():.4f}")
+print(
+    f"bias gradient norm after one backward: {once.norm():.4f}, after two: {first.bias.grad.norm():.4f}"
+)
 
 model.zero_grad()
 assert all(p.grad is None for p in model.parameters())
@@ -190,7 +203,9 @@ for t in range(500):
         for p in model.parameters():
             p -= learning_rate * p.grad
 
-assert losses[-1] < 1e-4 * losses[0], "the network should fit the random targets"
+assert losses[-1] < 1e-4 * losses[0], (
+    "the network should fit the random targets"
+)
 
 # %%
 # The loss falls by several orders of magnitude: with 101,110 weights and
@@ -217,9 +232,13 @@ plt.show()
 assert torch.equal(state["0.weight"], first.weight.detach())
 assert not torch.equal(initial_state["0.weight"], first.weight.detach())
 
-restored = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)).to(device)
+restored = nn.Sequential(
+    nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)
+).to(device)
 print(restored.load_state_dict(initial_state))
 with torch.no_grad():
     restored_loss = loss_fn(restored(x), y).item()
 torch.testing.assert_close(restored_loss, losses[0])
-print(f"loss of the restored model: {restored_loss:.4f} (first training loss: {losses[0]:.4f})")
+print(
+    f"loss of the restored model: {restored_loss:.4f} (first training loss: {losses[0]:.4f})"
+)

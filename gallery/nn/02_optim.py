@@ -31,7 +31,9 @@ N, D_in, H, D_out = 64, 1000, 100, 10
 x = torch.randn(N, D_in).to(device)
 y = torch.randn(N, D_out).to(device)
 
-base = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)).to(device)
+base = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)).to(
+    device
+)
 loss_fn = nn.MSELoss(reduction="sum")
 
 # %%
@@ -68,6 +70,7 @@ print("optim.SGD and the manual update agree after 5 steps")
 #    through ``.data`` hides the change from autograd, and every new update
 #    rule meant a new loop; ``optimizer.step()`` replaces both, and the
 #    update runs without being recorded by autograd.
+
 
 # %%
 # Six optimizers, one starting point
@@ -108,7 +111,9 @@ def train(model, optimizer, steps, scheduler=None):
 # step. Each rate below was picked to work for this problem.
 recipes = {
     "SGD (lr 1e-4)": lambda params: torch.optim.SGD(params, lr=1e-4),
-    "SGD + momentum (lr 1e-4)": lambda params: torch.optim.SGD(params, lr=1e-4, momentum=0.9),
+    "SGD + momentum (lr 1e-4)": lambda params: torch.optim.SGD(
+        params, lr=1e-4, momentum=0.9
+    ),
     "SGD + Nesterov (lr 1e-4)": lambda params: torch.optim.SGD(
         params, lr=1e-4, momentum=0.9, nesterov=True
     ),
@@ -130,9 +135,15 @@ for name, losses in curves.items():
     print(f"{name:26s} {losses[0]:9.4g} {losses[50]:9.4g} {losses[-1]:9.4g}")
 
 first_losses = [losses[0] for losses in curves.values()]
-assert all(loss == first_losses[0] for loss in first_losses), "same start for every optimizer"
+assert all(loss == first_losses[0] for loss in first_losses), (
+    "same start for every optimizer"
+)
 assert all(losses[-1] < 1e-3 * losses[0] for losses in curves.values())
-for name in ("SGD + momentum (lr 1e-4)", "Adagrad (lr 1e-2)", "Adam (lr 1e-3)"):
+for name in (
+    "SGD + momentum (lr 1e-4)",
+    "Adagrad (lr 1e-2)",
+    "Adam (lr 1e-3)",
+):
     assert curves[name][-1] < 1e-3 * curves["SGD (lr 1e-4)"][-1], name
 
 # %%
@@ -149,6 +160,7 @@ ax.set_title("Same network, same initial weights, six optimizers")
 ax.legend(fontsize="small")
 ax.grid(True, which="both", alpha=0.3)
 plt.show()
+
 
 # %%
 # What an optimizer remembers
@@ -174,8 +186,14 @@ for name, ratio in memory.items():
 assert list(memory.values()) == [0, 1, 1, 1, 1, 2]  # in the order of `recipes`
 
 adam = trained["Adam (lr 1e-3)"][1]
-print("Adam's state for one weight:", sorted(adam.state[adam.param_groups[0]["params"][0]]))
-print("Adam's hyperparameters:", {k: adam.param_groups[0][k] for k in ("lr", "betas", "eps")})
+print(
+    "Adam's state for one weight:",
+    sorted(adam.state[adam.param_groups[0]["params"][0]]),
+)
+print(
+    "Adam's hyperparameters:",
+    {k: adam.param_groups[0][k] for k in ("lr", "betas", "eps")},
+)
 
 # %%
 # This memory is part of the training run. A checkpoint that stores only the
@@ -288,7 +306,9 @@ del interrupted, optimizer, scheduler  # the process "dies"
 buffer.seek(0)
 checkpoint = torch.load(buffer, map_location="cpu", weights_only=True)
 
-resumed = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)).to(device)
+resumed = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)).to(
+    device
+)
 optimizer, scheduler = make_optimizer_and_scheduler(resumed)
 resumed.load_state_dict(checkpoint["model"])
 optimizer.load_state_dict(checkpoint["optimizer"])
@@ -296,7 +316,9 @@ scheduler.load_state_dict(checkpoint["scheduler"])
 torch.set_rng_state(checkpoint["rng"])
 torch.testing.assert_close(torch.rand(3), next_draw)
 
-print(f"resuming at step {checkpoint['step']} with lr {optimizer.param_groups[0]['lr']:.1e}")
+print(
+    f"resuming at step {checkpoint['step']} with lr {optimizer.param_groups[0]['lr']:.1e}"
+)
 train(resumed, optimizer, 2 * k - checkpoint["step"], scheduler)
 
 for p_straight, p_resumed in zip(straight.parameters(), resumed.parameters()):
@@ -307,16 +329,25 @@ for p_straight, p_resumed in zip(straight.parameters(), resumed.parameters()):
 # resume from the same checkpoint but restore only the model: the new Adam
 # starts with empty memory and the new scheduler at the full learning rate,
 # and the run drifts off.
-forgetful = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)).to(device)
+forgetful = nn.Sequential(
+    nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)
+).to(device)
 forgetful.load_state_dict(checkpoint["model"])
 optimizer, scheduler = make_optimizer_and_scheduler(forgetful)
 train(forgetful, optimizer, 2 * k - checkpoint["step"], scheduler)
 
 
 def max_difference(model_a, model_b):
-    return max((a - b).abs().max().item() for a, b in zip(model_a.parameters(), model_b.parameters()))
+    return max(
+        (a - b).abs().max().item()
+        for a, b in zip(model_a.parameters(), model_b.parameters())
+    )
 
 
-print(f"largest weight difference from the straight run, full resume:   {max_difference(resumed, straight):.1e}")
-print(f"largest weight difference from the straight run, weights only:  {max_difference(forgetful, straight):.1e}")
+print(
+    f"largest weight difference from the straight run, full resume:   {max_difference(resumed, straight):.1e}"
+)
+print(
+    f"largest weight difference from the straight run, weights only:  {max_difference(forgetful, straight):.1e}"
+)
 assert max_difference(forgetful, straight) > 1e-3

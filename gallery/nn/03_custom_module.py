@@ -26,6 +26,7 @@ N, D_in, H, D_out = 64, 1000, 100, 10
 x = torch.randn(N, D_in).to(device)
 y = torch.randn(N, D_out).to(device)
 
+
 # %%
 # The two-layer net as a class
 # ----------------------------
@@ -64,7 +65,9 @@ print("state_dict keys:", list(net.state_dict()))
 # :ref:`sphx_glr_lessons_nn_01_nn_package.py`: only the names differ. Renaming
 # the keys of our state dict lets a ``Sequential`` load our weights, and then
 # both compute the same outputs.
-seq = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)).to(device)
+seq = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)).to(
+    device
+)
 renamed = {
     key.replace("linear1.", "0.").replace("linear2.", "2."): value
     for key, value in net.state_dict().items()
@@ -92,6 +95,7 @@ for t in range(300):
     optimizer.step()
 
 assert losses[-1] < 1e-3 * losses[0]
+
 
 # %%
 # What gets registered, and what does not
@@ -134,12 +138,18 @@ class RegisteredStack(Stack):
 forgetful, registered = ForgetfulStack(), RegisteredStack()
 for model in (forgetful, registered):
     n_params = sum(p.numel() for p in model.parameters())
-    print(f"{type(model).__name__:16s} parameters: {n_params:6,d}   state_dict: {list(model.state_dict())}")
+    print(
+        f"{type(model).__name__:16s} parameters: {n_params:6,d}   state_dict: {list(model.state_dict())}"
+    )
 
-assert len(list(forgetful.parameters())) == 0 and len(forgetful.state_dict()) == 0
+assert (
+    len(list(forgetful.parameters())) == 0 and len(forgetful.state_dict()) == 0
+)
 assert len(list(registered.parameters())) == 4
 assert "scale" in registered.state_dict()
-assert "scale" not in dict(registered.named_parameters())  # a buffer is not trained
+assert "scale" not in dict(
+    registered.named_parameters()
+)  # a buffer is not trained
 print("buffers:", [name for name, _ in registered.named_buffers()])
 
 # %%
@@ -150,8 +160,14 @@ print("buffers:", [name for name, _ in registered.named_buffers()])
 forgetful.to(torch.float64)
 registered.to(torch.float64)
 h = torch.randn(N, H, dtype=torch.float64)
-print("RegisteredStack:", registered.blocks[0].weight.dtype, registered.scale.dtype)
-print("ForgetfulStack: ", forgetful.blocks[0].weight.dtype, forgetful.scale.dtype)
+print(
+    "RegisteredStack:",
+    registered.blocks[0].weight.dtype,
+    registered.scale.dtype,
+)
+print(
+    "ForgetfulStack: ", forgetful.blocks[0].weight.dtype, forgetful.scale.dtype
+)
 assert registered(h).dtype == torch.float64
 assert forgetful.blocks[0].weight.dtype == torch.float32
 
@@ -160,7 +176,9 @@ try:
 except RuntimeError as err:
     print(f"raised RuntimeError: {str(err).splitlines()[0]}")
 else:
-    raise AssertionError("the unconverted layers should have rejected float64 input")
+    raise AssertionError(
+        "the unconverted layers should have rejected float64 input"
+    )
 
 # %%
 # Training mode and evaluation mode
@@ -176,9 +194,13 @@ ones = torch.ones(1000, 100, device=device)
 dropout.train()
 dropped = dropout(ones)
 assert set(dropped.unique().tolist()) <= {0.0, 2.0}
-assert abs(dropped.mean().item() - 1) < 0.02  # same expected value as the input
-print(f"train mode: {(dropped == 0).float().mean().item():.3f} of the entries zeroed, "
-      f"mean {dropped.mean().item():.3f}")
+assert (
+    abs(dropped.mean().item() - 1) < 0.02
+)  # same expected value as the input
+print(
+    f"train mode: {(dropped == 0).float().mean().item():.3f} of the entries zeroed, "
+    f"mean {dropped.mean().item():.3f}"
+)
 
 dropout.eval()
 assert torch.equal(dropout(ones), ones)
@@ -196,19 +218,33 @@ batch = 3 + 2 * torch.randn(N, H).to(device)  # features with mean 3, std 2
 
 bn.train()
 out = bn(batch)
-print(f"train mode: largest |feature mean| {out.mean(dim=0).abs().max().item():.3f}, "
-      f"output std {out.std().item():.3f}")
-torch.testing.assert_close(out.mean(dim=0), torch.zeros(H, device=device), atol=1e-5, rtol=0)
-torch.testing.assert_close(bn.running_mean, 0.1 * batch.mean(dim=0))  # momentum 0.1, from 0
+print(
+    f"train mode: largest |feature mean| {out.mean(dim=0).abs().max().item():.3f}, "
+    f"output std {out.std().item():.3f}"
+)
+torch.testing.assert_close(
+    out.mean(dim=0), torch.zeros(H, device=device), atol=1e-5, rtol=0
+)
+torch.testing.assert_close(
+    bn.running_mean, 0.1 * batch.mean(dim=0)
+)  # momentum 0.1, from 0
 
 bn.eval()
 before = bn.running_mean.clone()
 out_eval = bn(batch)
-torch.testing.assert_close(bn.running_mean, before)  # eval leaves the averages alone
-expected = (batch - bn.running_mean) / torch.sqrt(bn.running_var + bn.eps) * bn.weight + bn.bias
+torch.testing.assert_close(
+    bn.running_mean, before
+)  # eval leaves the averages alone
+expected = (batch - bn.running_mean) / torch.sqrt(
+    bn.running_var + bn.eps
+) * bn.weight + bn.bias
 torch.testing.assert_close(out_eval, expected)
-torch.testing.assert_close(bn(batch[:1]), out_eval[:1])  # one sample alone: same answer
-print(f"eval mode:  output mean {out_eval.mean().item():.3f} (running averages saw one batch)")
+torch.testing.assert_close(
+    bn(batch[:1]), out_eval[:1]
+)  # one sample alone: same answer
+print(
+    f"eval mode:  output mean {out_eval.mean().item():.3f} (running averages saw one batch)"
+)
 print("buffers of BatchNorm1d:", [name for name, _ in bn.named_buffers()])
 
 # %%
@@ -217,7 +253,11 @@ print("buffers of BatchNorm1d:", [name for name, _ in bn.named_buffers()])
 # identical. ``eval()`` does **not** turn off gradient tracking: for
 # inference, also wrap the call in ``torch.no_grad()``.
 model = nn.Sequential(
-    nn.Linear(D_in, H), nn.BatchNorm1d(H), nn.ReLU(), nn.Dropout(0.2), nn.Linear(H, D_out)
+    nn.Linear(D_in, H),
+    nn.BatchNorm1d(H),
+    nn.ReLU(),
+    nn.Dropout(0.2),
+    nn.Linear(H, D_out),
 ).to(device)
 
 model.train()

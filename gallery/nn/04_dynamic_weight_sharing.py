@@ -27,6 +27,7 @@ x = torch.randn(N, D_in).to(device)
 y = torch.randn(N, D_out).to(device)
 loss_fn = nn.MSELoss(reduction="sum")
 
+
 # %%
 # A network with a random depth
 # -----------------------------
@@ -122,7 +123,9 @@ for layer in copies:
 unrolled_loss = loss_fn(net.output_linear(h), y)
 torch.testing.assert_close(unrolled_loss, loss)
 
-grads = torch.autograd.grad(unrolled_loss, [p for layer in copies for p in (layer.weight, layer.bias)])
+grads = torch.autograd.grad(
+    unrolled_loss, [p for layer in copies for p in (layer.weight, layer.bias)]
+)
 copy_weight_grads, copy_bias_grads = grads[0::2], grads[1::2]
 for i, grad in enumerate(copy_weight_grads):
     print(f"use {i + 1}: weight gradient norm {grad.norm().item():.4f}")
@@ -131,7 +134,9 @@ print(f"shared layer:     {shared_weight_grad.norm().item():.4f}")
 
 torch.testing.assert_close(sum(copy_weight_grads), shared_weight_grad)
 torch.testing.assert_close(sum(copy_bias_grads), shared_bias_grad)
-assert not torch.allclose(copy_weight_grads[-1], shared_weight_grad)  # no single use explains it
+assert not torch.allclose(
+    copy_weight_grads[-1], shared_weight_grad
+)  # no single use explains it
 
 # %%
 # ``torch.autograd.grad`` returns the gradients instead of adding them into
@@ -158,7 +163,9 @@ for t in range(400):
     losses.append(loss.item())
     depths.append(net.last_repeats + 1)
     if t % 100 == 0 or t == 399:
-        print(f"step {t:3d}   {depths[-1]} hidden layer(s)   loss {loss.item():.4g}")
+        print(
+            f"step {t:3d}   {depths[-1]} hidden layer(s)   loss {loss.item():.4g}"
+        )
 
     optimizer.zero_grad()
     loss.backward()
@@ -173,7 +180,9 @@ print(f"first loss {losses[0]:.4g}, mean of the last 50: {final:.4g}")
 print(f"steps per depth: {dict(sorted(Counter(depths).items()))}")
 assert final < 0.01 * losses[0]
 for depth in set(depths):  # it learned at every depth, not just on average
-    late = [loss for loss, d in zip(losses[-100:], depths[-100:]) if d == depth]
+    late = [
+        loss for loss, d in zip(losses[-100:], depths[-100:]) if d == depth
+    ]
     assert max(late) < 0.05 * losses[0], depth
 
 # %%
@@ -188,7 +197,9 @@ depths_t = torch.tensor(depths)
 losses_t = torch.tensor(losses)
 for depth in range(1, net.max_repeats + 2):
     picked = depths_t == depth
-    ax.scatter(steps[picked], losses_t[picked], s=6, label=f"{depth} hidden layer(s)")
+    ax.scatter(
+        steps[picked], losses_t[picked], s=6, label=f"{depth} hidden layer(s)"
+    )
 ax.set_yscale("log")
 ax.set_xlabel("step")
 ax.set_ylabel("sum-of-squares loss (log scale)")

@@ -66,7 +66,9 @@ class ElmanRNN(nn.Module):
             h = x.new_zeros(x.shape[1], self.hidden_size)
         states = []
         for x_t in x:  # one iteration per time step
-            h = self.activation(self.input_to_hidden(x_t) + self.hidden_to_hidden(h))
+            h = self.activation(
+                self.input_to_hidden(x_t) + self.hidden_to_hidden(h)
+            )
             states.append(h)
         return torch.stack(states), h  # all states, and the last one
 
@@ -94,7 +96,9 @@ print(rnn)
 
 
 def copy_into_reference(mine, ref):
-    with torch.no_grad():  # copying weights is not part of any computation to differentiate
+    with (
+        torch.no_grad()
+    ):  # copying weights is not part of any computation to differentiate
         ref.weight_ih_l0.copy_(mine.input_to_hidden.weight)
         ref.bias_ih_l0.copy_(mine.input_to_hidden.bias)
         ref.weight_hh_l0.copy_(mine.hidden_to_hidden.weight)
@@ -117,16 +121,24 @@ for nonlinearity in ("tanh", "relu"):
     # Same forward pass, so backpropagation must agree too.
     out_mine.square().sum().backward()
     out_ref.square().sum().backward()
-    pairs = [(mine.input_to_hidden.weight, ref.weight_ih_l0), (mine.input_to_hidden.bias, ref.bias_ih_l0),
-             (mine.hidden_to_hidden.weight, ref.weight_hh_l0), (mine.hidden_to_hidden.bias, ref.bias_hh_l0)]
+    pairs = [
+        (mine.input_to_hidden.weight, ref.weight_ih_l0),
+        (mine.input_to_hidden.bias, ref.bias_ih_l0),
+        (mine.hidden_to_hidden.weight, ref.weight_hh_l0),
+        (mine.hidden_to_hidden.bias, ref.bias_hh_l0),
+    ]
     for p_mine, p_ref in pairs:
         torch.testing.assert_close(p_mine.grad, p_ref.grad)
 
     max_diff = (out_mine - out_ref).abs().max().item()
-    print(f"{nonlinearity}: outputs {tuple(out_mine.shape)}, final state {tuple(h_mine.shape)}, "
-          f"max |difference| {max_diff:.1e}")
+    print(
+        f"{nonlinearity}: outputs {tuple(out_mine.shape)}, final state {tuple(h_mine.shape)}, "
+        f"max |difference| {max_diff:.1e}"
+    )
 
-torch.testing.assert_close(h_mine, out_mine[-1])  # the final state is the last output row
+torch.testing.assert_close(
+    h_mine, out_mine[-1]
+)  # the final state is the last output row
 
 # %%
 # Outputs at all seven steps, the final hidden state and the gradients of all
@@ -215,7 +227,9 @@ def test_mse():
 
 train_losses, test_points = [], []
 for step in range(301):
-    idx = torch.randint(0, x_train.shape[1], (64,), generator=data_gen).to(device)
+    idx = torch.randint(0, x_train.shape[1], (64,), generator=data_gen).to(
+        device
+    )
     pred, _ = model(x_train[:, idx])
     loss = loss_fn(pred[burn_in:], y_train[burn_in:, idx])
     optimizer.zero_grad()
@@ -224,12 +238,18 @@ for step in range(301):
     train_losses.append(loss.item())
     if step % 50 == 0:
         test_points.append((step, test_mse()))
-        print(f"step {step:3d}  train MSE {loss.item():.4f}  test MSE {test_points[-1][1]:.4f}")
+        print(
+            f"step {step:3d}  train MSE {loss.item():.4f}  test MSE {test_points[-1][1]:.4f}"
+        )
 
 final_mse = test_mse()
-print(f"final test MSE {final_mse:.4f} vs persistence {baseline_mse:.4f} "
-      f"({baseline_mse / final_mse:.1f}x lower)")
-assert final_mse < 0.3 * baseline_mse, "the RNN should beat persistence by a wide margin"
+print(
+    f"final test MSE {final_mse:.4f} vs persistence {baseline_mse:.4f} "
+    f"({baseline_mse / final_mse:.1f}x lower)"
+)
+assert final_mse < 0.3 * baseline_mse, (
+    "the RNN should beat persistence by a wide margin"
+)
 
 # %%
 # The test error ends several times below the persistence baseline (the
@@ -276,10 +296,14 @@ with torch.no_grad():
 
 truth = clean[seq_len:]
 free_mse = (continuation - truth).square().mean().item()
-hold_mse = (noisy[seq_len - 1] - truth).square().mean().item()  # repeat the last observation
+hold_mse = (
+    (noisy[seq_len - 1] - truth).square().mean().item()
+)  # repeat the last observation
 zero_mse = truth.square().mean().item()  # predict the mean of a sine
-print(f"{horizon}-step continuation MSE: RNN {free_mse:.4f}, "
-      f"hold last value {hold_mse:.4f}, predict zero {zero_mse:.4f}")
+print(
+    f"{horizon}-step continuation MSE: RNN {free_mse:.4f}, "
+    f"hold last value {hold_mse:.4f}, predict zero {zero_mse:.4f}"
+)
 assert free_mse < 0.5 * min(hold_mse, zero_mse)
 
 # %%
@@ -287,16 +311,39 @@ assert free_mse < 0.5 * min(hold_mse, zero_mse)
 k = 0
 t = np.arange(seq_len + horizon)
 fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
-ax1.plot(t[:seq_len], noisy[:seq_len, k].cpu().numpy(), ".", color="gray", label="noisy input")
-ax1.plot(t[:seq_len + 1], clean[:seq_len + 1, k].cpu().numpy(), color="black", lw=1, label="clean wave")
-ax1.plot(t[1:seq_len + 1], one_step[:, k, 0].cpu().numpy(), color="C0", label="one-step prediction")
+ax1.plot(
+    t[:seq_len],
+    noisy[:seq_len, k].cpu().numpy(),
+    ".",
+    color="gray",
+    label="noisy input",
+)
+ax1.plot(
+    t[: seq_len + 1],
+    clean[: seq_len + 1, k].cpu().numpy(),
+    color="black",
+    lw=1,
+    label="clean wave",
+)
+ax1.plot(
+    t[1 : seq_len + 1],
+    one_step[:, k, 0].cpu().numpy(),
+    color="C0",
+    label="one-step prediction",
+)
 ax1.set_ylabel("value")
 ax1.set_title("One-step-ahead predictions from noisy observations")
 ax1.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
 
 ax2.plot(t, clean[:, k].cpu().numpy(), color="black", lw=1, label="clean wave")
-ax2.plot(t[seq_len:], continuation[:, k].cpu().numpy(), "o-", color="C1", ms=3,
-         label="closed-loop continuation")
+ax2.plot(
+    t[seq_len:],
+    continuation[:, k].cpu().numpy(),
+    "o-",
+    color="C1",
+    ms=3,
+    label="closed-loop continuation",
+)
 ax2.axvline(seq_len - 0.5, color="gray", ls=":")
 ax2.set_xlabel("time step")
 ax2.set_ylabel("value")

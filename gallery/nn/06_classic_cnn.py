@@ -19,8 +19,8 @@ by hand and once with ``torch.optim``, checking that the two agree.
 # gradient of the loss with respect to every weight, and nudge each weight
 # against its gradient. This lesson takes that cycle apart one step at a time.
 import torch
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 
 torch.manual_seed(0)
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -44,7 +44,9 @@ print(f"Running on: {device}")
 class LeNet(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, kernel_size=5)  # 1 input channel, 6 output channels
+        self.conv1 = nn.Conv2d(
+            1, 6, kernel_size=5
+        )  # 1 input channel, 6 output channels
         self.conv2 = nn.Conv2d(6, 16, kernel_size=5)
         self.fc1 = nn.Linear(16 * 5 * 5, 120)
         self.fc2 = nn.Linear(120, 84)
@@ -82,7 +84,9 @@ assert a.view(-1, 8).shape == (2, 8)
 # ``named_parameters()`` adds the attribute path. Each layer contributes a
 # weight and a bias, so five layers give ten tensors.
 params = list(net.parameters())
-print(f"{len(params)} parameter tensors; the first is conv1.weight, {tuple(params[0].shape)}")
+print(
+    f"{len(params)} parameter tensors; the first is conv1.weight, {tuple(params[0].shape)}"
+)
 for name, p in net.named_parameters():
     print(f"  {name:12s} {str(tuple(p.shape)):16s} {p.numel():6d}")
 total = sum(p.numel() for p in params)
@@ -90,7 +94,13 @@ print(f"total: {total:,} learnable numbers")
 
 # Count them by hand: each conv has out*in*k*k weights + out biases,
 # each linear layer out*in weights + out biases.
-by_hand = (6 * 1 * 5 * 5 + 6) + (16 * 6 * 5 * 5 + 16) + (120 * 400 + 120) + (84 * 120 + 84) + (10 * 84 + 10)
+by_hand = (
+    (6 * 1 * 5 * 5 + 6)
+    + (16 * 6 * 5 * 5 + 16)
+    + (120 * 400 + 120)
+    + (84 * 120 + 84)
+    + (10 * 84 + 10)
+)
 assert len(params) == 10 and total == by_hand == 61_706
 
 # %%
@@ -111,8 +121,10 @@ print(f"batch of 4: input {tuple(batch.shape)} -> output {tuple(out.shape)}")
 
 image = batch[2]  # one sample, shape (1, 32, 32)
 single = net(image.unsqueeze(0))  # shape (1, 1, 32, 32)
-print(f"one sample: {tuple(image.shape)} -> unsqueeze(0) -> {tuple(image.unsqueeze(0).shape)} "
-      f"-> output {tuple(single.shape)}")
+print(
+    f"one sample: {tuple(image.shape)} -> unsqueeze(0) -> {tuple(image.unsqueeze(0).shape)} "
+    f"-> output {tuple(single.shape)}"
+)
 print("scores:", [round(v, 3) for v in single[0].tolist()])
 
 # Samples in a batch do not interact: the single image scores what it scored in the batch.
@@ -134,8 +146,10 @@ x = torch.randn(1, 1, 32, 32, device=device)
 net.zero_grad()
 out = net(x)
 out.backward(torch.randn(1, 10, device=device))
-print(f"conv1.weight.grad: shape {tuple(net.conv1.weight.grad.shape)}, "
-      f"norm {net.conv1.weight.grad.norm():.4f}")
+print(
+    f"conv1.weight.grad: shape {tuple(net.conv1.weight.grad.shape)}, "
+    f"norm {net.conv1.weight.grad.norm():.4f}"
+)
 assert all(p.grad is not None for p in net.parameters())
 
 # %%
@@ -170,19 +184,29 @@ print(f"loss: {loss.item():.4f}")
 
 
 def input_names(node):
-    return [type(n).__name__ if n is not None else "None" for n, _ in node.next_functions]
+    return [
+        type(n).__name__ if n is not None else "None"
+        for n, _ in node.next_functions
+    ]
 
 
 node, path = loss.grad_fn, []
 while node is not None:
     print(f"{type(node).__name__:31s} <- {', '.join(input_names(node))}")
     path.append(type(node).__name__)
-    ops = [n for n, _ in node.next_functions
-           if n is not None and type(n).__name__ not in ("AccumulateGrad", "TBackward0")]
+    ops = [
+        n
+        for n, _ in node.next_functions
+        if n is not None
+        and type(n).__name__ not in ("AccumulateGrad", "TBackward0")
+    ]
     node = ops[0] if ops else None
 
 assert path[0] == "MseLossBackward0" and path[-1] == "ConvolutionBackward0"
-assert path.count("ConvolutionBackward0") == 2 and path.count("AddmmBackward0") == 3
+assert (
+    path.count("ConvolutionBackward0") == 2
+    and path.count("AddmmBackward0") == 3
+)
 
 # %%
 # The walk ends at ``conv1``: its input node is ``None`` because the input
@@ -215,7 +239,9 @@ assert net.conv1.bias.grad is None
 
 loss.backward()
 first = net.conv1.bias.grad.clone()
-print("conv1.bias.grad after backward: ", [round(v, 4) for v in first.tolist()])
+print(
+    "conv1.bias.grad after backward: ", [round(v, 4) for v in first.tolist()]
+)
 assert first.abs().sum() > 0
 
 # %%
@@ -224,10 +250,14 @@ assert first.abs().sum() > 0
 loss = criterion(net(x), target)
 loss.backward()
 torch.testing.assert_close(net.conv1.bias.grad, 2 * first)
-print("after a second backward without zero_grad:",
-      [round(v, 4) for v in net.conv1.bias.grad.tolist()])
+print(
+    "after a second backward without zero_grad:",
+    [round(v, 4) for v in net.conv1.bias.grad.tolist()],
+)
 
-net.zero_grad(set_to_none=False)  # the old behaviour: keep the tensors, fill with 0
+net.zero_grad(
+    set_to_none=False
+)  # the old behaviour: keep the tensors, fill with 0
 print("zero_grad(set_to_none=False):", net.conv1.bias.grad.tolist())
 assert torch.count_nonzero(net.conv1.bias.grad) == 0
 
@@ -274,9 +304,13 @@ optimizer.zero_grad()
 criterion(net_optim(x), target).backward()
 optimizer.step()
 
-max_diff = max((a - b).abs().max().item()
-               for a, b in zip(net_manual.parameters(), net_optim.parameters()))
-moved = max((p - s).abs().max().item() for p, s in zip(net_optim.parameters(), start))
+max_diff = max(
+    (a - b).abs().max().item()
+    for a, b in zip(net_manual.parameters(), net_optim.parameters())
+)
+moved = max(
+    (p - s).abs().max().item() for p, s in zip(net_optim.parameters(), start)
+)
 print(f"largest weight change from the step: {moved:.2e}")
 print(f"largest difference, manual vs torch.optim: {max_diff:.1e}")
 assert moved > 0
@@ -306,7 +340,9 @@ for step in range(30):
     loss.backward()
     optimizer.step()
     losses.append(loss.item())
-print(f"loss: step 0 {losses[0]:.4f}, step 10 {losses[10]:.4f}, step 29 {losses[-1]:.4f}")
+print(
+    f"loss: step 0 {losses[0]:.4f}, step 10 {losses[10]:.4f}, step 29 {losses[-1]:.4f}"
+)
 assert losses[-1] < 0.1 * losses[0]
 
 import matplotlib.pyplot as plt

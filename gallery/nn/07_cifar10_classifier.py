@@ -27,9 +27,15 @@ import torch
 # sphinx_gallery_parallel = False
 torch.manual_seed(0)
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+cores = (
+    len(os.sched_getaffinity(0))
+    if hasattr(os, "sched_getaffinity")
+    else os.cpu_count()
+)
 torch.set_num_threads(cores)
-print(f"Running on: {device}; {cores} CPU cores, {torch.get_num_threads()} torch threads")
+print(
+    f"Running on: {device}; {cores} CPU cores, {torch.get_num_threads()} torch threads"
+)
 
 # %%
 # Getting CIFAR-10
@@ -57,7 +63,18 @@ from pathlib import Path
 import pooch
 from torchvision import datasets
 
-CLASSES = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]
+CLASSES = [
+    "airplane",
+    "automobile",
+    "bird",
+    "cat",
+    "deer",
+    "dog",
+    "frog",
+    "horse",
+    "ship",
+    "truck",
+]
 ZIP_SHA256 = "ad20075fc5d761cb1545aa313752ecc67cdb288bc8d01abc2128e7de0ddfedb5"
 CACHE = Path(pooch.os_cache("pytorch-by-example"))
 JPEG_DIR = CACHE / "cifar10-jpeg"
@@ -67,7 +84,9 @@ MARKER = ".unpacked"
 def unpack_jpeg_copy(zip_path):
     """Check the zip's hash; unpack it into JPEG_DIR unless an earlier run did."""
     if pooch.file_hash(str(zip_path)) != ZIP_SHA256:
-        raise RuntimeError(f"{zip_path} does not match its pinned SHA-256 hash")
+        raise RuntimeError(
+            f"{zip_path} does not match its pinned SHA-256 hash"
+        )
     if (JPEG_DIR / MARKER).is_file():
         return
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -92,7 +111,9 @@ def find_cifar10():
         unpack_jpeg_copy(zip_path)
         return "jpeg"
     previous = socket.getdefaulttimeout()
-    socket.setdefaulttimeout(30)  # fail within seconds on a machine with no network
+    socket.setdefaulttimeout(
+        30
+    )  # fail within seconds on a machine with no network
     try:
         for train in (True, False):
             datasets.CIFAR10(CACHE, train=train, download=True)
@@ -108,10 +129,16 @@ def find_cifar10():
 
 source = find_cifar10()
 if source == "jpeg":
-    print(f"Using the JPEG copy of CIFAR-10 from PBE_DATA_DIR (SHA-256 checked), unpacked in {JPEG_DIR.name}/.")
-    print("JPEG is lossy: pixels differ slightly from the original, so accuracy is comparable, not identical.")
+    print(
+        f"Using the JPEG copy of CIFAR-10 from PBE_DATA_DIR (SHA-256 checked), unpacked in {JPEG_DIR.name}/."
+    )
+    print(
+        "JPEG is lossy: pixels differ slightly from the original, so accuracy is comparable, not identical."
+    )
 else:
-    print("Using the original CIFAR-10 from torchvision.datasets.CIFAR10 (MD5 checked).")
+    print(
+        "Using the original CIFAR-10 from torchvision.datasets.CIFAR10 (MD5 checked)."
+    )
 
 # %%
 # Decode once, keep the pixels in memory
@@ -136,13 +163,17 @@ def decode_split(split):
     """All images of one split as a uint8 tensor (N, 3, 32, 32), and their labels."""
     if source == "original":
         original = datasets.CIFAR10(CACHE, train=split == "train")
-        pixels = torch.from_numpy(original.data).permute(0, 3, 1, 2).contiguous()
+        pixels = (
+            torch.from_numpy(original.data).permute(0, 3, 1, 2).contiguous()
+        )
         return pixels, torch.tensor(original.targets)
     read_rgb = functools.partial(decode_image, mode=ImageReadMode.RGB)
     files = datasets.ImageFolder(JPEG_DIR / split, loader=read_rgb)
     assert files.classes == CLASSES
     batches = list(DataLoader(files, batch_size=1000, num_workers=workers))
-    return torch.cat([images for images, _ in batches]), torch.cat([labels for _, labels in batches])
+    return torch.cat([images for images, _ in batches]), torch.cat(
+        [labels for _, labels in batches]
+    )
 
 
 start = time.perf_counter()
@@ -150,10 +181,19 @@ x_train, y_train = decode_split("train")
 x_test, y_test = decode_split("test")
 decode_seconds = time.perf_counter() - start
 size_mib = (x_train.nbytes + x_test.nbytes) / 2**20
-print(f"Decoded {len(x_train) + len(x_test):,} images in {decode_seconds:.1f} s with {workers} workers "
-      f"({size_mib:.0f} MiB of uint8 pixels)")
-print(f"train {tuple(x_train.shape)}, test {tuple(x_test.shape)}, dtype {x_train.dtype}")
-assert x_train.shape == (50_000, 3, 32, 32) and x_test.shape == (10_000, 3, 32, 32)
+print(
+    f"Decoded {len(x_train) + len(x_test):,} images in {decode_seconds:.1f} s with {workers} workers "
+    f"({size_mib:.0f} MiB of uint8 pixels)"
+)
+print(
+    f"train {tuple(x_train.shape)}, test {tuple(x_test.shape)}, dtype {x_train.dtype}"
+)
+assert x_train.shape == (50_000, 3, 32, 32) and x_test.shape == (
+    10_000,
+    3,
+    32,
+    32,
+)
 assert torch.equal(torch.bincount(y_train), torch.full((10,), 5000))
 assert torch.equal(torch.bincount(y_test), torch.full((10,), 1000))
 
@@ -167,9 +207,16 @@ assert torch.equal(torch.bincount(y_test), torch.full((10,), 1000))
 pixels = x_train.float().div_(255)
 std, mean = torch.std_mean(pixels, dim=(0, 2, 3))
 del pixels
-print("channel mean", [round(v, 3) for v in mean.tolist()], "std", [round(v, 3) for v in std.tolist()])
+print(
+    "channel mean",
+    [round(v, 3) for v in mean.tolist()],
+    "std",
+    [round(v, 3) for v in std.tolist()],
+)
 
-x_train, y_train, x_test, y_test = (t.to(device) for t in (x_train, y_train, x_test, y_test))
+x_train, y_train, x_test, y_test = (
+    t.to(device) for t in (x_train, y_train, x_test, y_test)
+)
 mean, std = mean.view(1, 3, 1, 1).to(device), std.view(1, 3, 1, 1).to(device)
 
 
@@ -180,7 +227,9 @@ def normalize(images):
 
 
 check = normalize(x_train[torch.randperm(len(x_train), device=device)[:5000]])
-print(f"5,000 random training images after normalize: mean {check.mean():.3f}, std {check.std():.3f}")
+print(
+    f"5,000 random training images after normalize: mean {check.mean():.3f}, std {check.std():.3f}"
+)
 assert abs(check.mean()) < 0.05 and abs(check.std() - 1) < 0.05
 
 # %%
@@ -199,10 +248,22 @@ fig, ax = plt.subplots(figsize=(9, 4.9), layout="constrained")
 ax.imshow(grid.permute(1, 2, 0).numpy())
 for k, label in enumerate(y_train[batch].tolist()):
     row, col = divmod(k, per_row)
-    ax.text(2 + col * 34, 3 + row * 34, CLASSES[label], fontsize=7, color="white", va="top",
-            bbox={"facecolor": "black", "alpha": 0.6, "pad": 1, "linewidth": 0})
-ax.set(title=f"{shown} random training images and their labels", xticks=[], yticks=[],
-       xlabel="8 images per row", ylabel="4 rows")
+    ax.text(
+        2 + col * 34,
+        3 + row * 34,
+        CLASSES[label],
+        fontsize=7,
+        color="white",
+        va="top",
+        bbox={"facecolor": "black", "alpha": 0.6, "pad": 1, "linewidth": 0},
+    )
+ax.set(
+    title=f"{shown} random training images and their labels",
+    xticks=[],
+    yticks=[],
+    xlabel="8 images per row",
+    ylabel="4 rows",
+)
 plt.show()
 
 # %%
@@ -216,8 +277,8 @@ plt.show()
 # The classic starting point is LeNet: two 5x5 convolutions, each followed by
 # max pooling, and three fully connected layers. It is tiny: about 1.3
 # million floating-point operations (MFLOP) per image.
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 
 
 class LeNet(nn.Module):
@@ -252,7 +313,9 @@ class LeNet(nn.Module):
 
 def conv_bn_relu(c_in, c_out):
     return nn.Sequential(
-        nn.Conv2d(c_in, c_out, kernel_size=3, padding=1, bias=False),  # BN adds the bias
+        nn.Conv2d(
+            c_in, c_out, kernel_size=3, padding=1, bias=False
+        ),  # BN adds the bias
         nn.BatchNorm2d(c_out),
         nn.ReLU(inplace=True),
     )
@@ -262,12 +325,17 @@ class SmallCNN(nn.Module):
     def __init__(self):
         super().__init__()
         self.features = nn.Sequential(
-            conv_bn_relu(3, 32), nn.MaxPool2d(2),  # (N, 32, 16, 16)
-            conv_bn_relu(32, 64), nn.MaxPool2d(2),  # (N, 64, 8, 8)
-            conv_bn_relu(64, 128), nn.MaxPool2d(2),  # (N, 128, 4, 4)
+            conv_bn_relu(3, 32),
+            nn.MaxPool2d(2),  # (N, 32, 16, 16)
+            conv_bn_relu(32, 64),
+            nn.MaxPool2d(2),  # (N, 64, 8, 8)
+            conv_bn_relu(64, 128),
+            nn.MaxPool2d(2),  # (N, 128, 4, 4)
             conv_bn_relu(128, 128),  # (N, 128, 4, 4)
         )
-        self.classifier = nn.Sequential(nn.AdaptiveMaxPool2d(1), nn.Flatten(), nn.Linear(128, 10))
+        self.classifier = nn.Sequential(
+            nn.AdaptiveMaxPool2d(1), nn.Flatten(), nn.Linear(128, 10)
+        )
 
     def forward(self, x):
         return self.classifier(self.features(x))
@@ -288,7 +356,9 @@ def mflop_per_image(model):
 for name, cls in [("LeNet", LeNet), ("SmallCNN", SmallCNN)]:
     candidate = cls()
     n_params = sum(p.numel() for p in candidate.parameters())
-    print(f"{name:9s} {n_params:7,d} parameters, {mflop_per_image(candidate):5.1f} MFLOP per image")
+    print(
+        f"{name:9s} {n_params:7,d} parameters, {mflop_per_image(candidate):5.1f} MFLOP per image"
+    )
 assert sum(p.numel() for p in LeNet().parameters()) == 62_006
 assert 15 < mflop_per_image(SmallCNN()) / mflop_per_image(LeNet()) < 25
 
@@ -310,27 +380,40 @@ import itertools
 import pandas as pd
 from torchvision.transforms import v2
 
-classic_transform = v2.Compose([
-    v2.ToImage(), v2.ToDtype(torch.float32, scale=True), v2.Normalize([0.5] * 3, [0.5] * 3),
-])
+classic_transform = v2.Compose(
+    [
+        v2.ToImage(),
+        v2.ToDtype(torch.float32, scale=True),
+        v2.Normalize([0.5] * 3, [0.5] * 3),
+    ]
+)
 if source == "jpeg":
-    classic_files = datasets.ImageFolder(JPEG_DIR / "train", transform=classic_transform)
+    classic_files = datasets.ImageFolder(
+        JPEG_DIR / "train", transform=classic_transform
+    )
 else:
-    classic_files = datasets.CIFAR10(CACHE, train=True, transform=classic_transform)
+    classic_files = datasets.CIFAR10(
+        CACHE, train=True, transform=classic_transform
+    )
 
 
 def in_memory_batches(batch_size, layout=torch.channels_last):
     """Endless random batches drawn from the decoded training tensors."""
     while True:
         idx = torch.randint(len(x_train), (batch_size,), device=device)
-        yield normalize(x_train[idx]).contiguous(memory_format=layout), y_train[idx]
+        yield (
+            normalize(x_train[idx]).contiguous(memory_format=layout),
+            y_train[idx],
+        )
 
 
 def images_per_second(model, batches, steps, warmup=10):
     """Train model on `steps` batches from `batches` and time them."""
     optimizer = torch.optim.SGD(model.parameters(), lr=0.001, momentum=0.9)
     timed = 0
-    for k, (inputs, labels) in enumerate(itertools.islice(batches, warmup + steps)):
+    for k, (inputs, labels) in enumerate(
+        itertools.islice(batches, warmup + steps)
+    ):
         if k == warmup:
             start = time.perf_counter()
         if k >= warmup:
@@ -344,23 +427,59 @@ def images_per_second(model, batches, steps, warmup=10):
     return timed / (time.perf_counter() - start)
 
 
-classic_loader = DataLoader(classic_files, batch_size=4, shuffle=True, num_workers=2)
+classic_loader = DataLoader(
+    classic_files, batch_size=4, shuffle=True, num_workers=2
+)
 setups = [
-    ("classic: files, PIL, batch 4, 2 workers", LeNet(), iter(classic_loader), 400),
-    ("decoded tensors in memory, batch 4", LeNet(), in_memory_batches(4, torch.contiguous_format), 400),
-    ("decoded tensors in memory, batch 128", LeNet(), in_memory_batches(128, torch.contiguous_format), 40),
-    ("SmallCNN, batch 128, default layout", SmallCNN(),
-     in_memory_batches(128, torch.contiguous_format), 25),
-    ("SmallCNN, batch 128, channels_last", SmallCNN().to(memory_format=torch.channels_last),
-     in_memory_batches(128), 25),
+    (
+        "classic: files, PIL, batch 4, 2 workers",
+        LeNet(),
+        iter(classic_loader),
+        400,
+    ),
+    (
+        "decoded tensors in memory, batch 4",
+        LeNet(),
+        in_memory_batches(4, torch.contiguous_format),
+        400,
+    ),
+    (
+        "decoded tensors in memory, batch 128",
+        LeNet(),
+        in_memory_batches(128, torch.contiguous_format),
+        40,
+    ),
+    (
+        "SmallCNN, batch 128, default layout",
+        SmallCNN(),
+        in_memory_batches(128, torch.contiguous_format),
+        25,
+    ),
+    (
+        "SmallCNN, batch 128, channels_last",
+        SmallCNN().to(memory_format=torch.channels_last),
+        in_memory_batches(128),
+        25,
+    ),
 ]
 rows = []
 for label, model, batches, steps in setups:
     flops = mflop_per_image(model)
     speed = images_per_second(model.to(device), batches, steps)
-    rows.append({"set-up": label, "model": type(model).__name__, "MFLOP/image": round(flops, 2),
-                 "images/s": round(speed), "GFLOP/s": round(3 * flops * speed / 1000, 1)})
-del setups, batches, classic_loader  # ends the classic loader's worker processes
+    rows.append(
+        {
+            "set-up": label,
+            "model": type(model).__name__,
+            "MFLOP/image": round(flops, 2),
+            "images/s": round(speed),
+            "GFLOP/s": round(3 * flops * speed / 1000, 1),
+        }
+    )
+del (
+    setups,
+    batches,
+    classic_loader,
+)  # ends the classic loader's worker processes
 timing = pd.DataFrame(rows).set_index("set-up")
 print(f"Training throughput on {device}:")
 print(timing.to_string())
@@ -379,7 +498,9 @@ def matmul_gflops(n=2048, repeats=5):
     return 2 * n**3 * repeats / (time.perf_counter() - start) / 1e9
 
 
-print(f"Ceiling: a 2048x2048 float32 matrix product runs at {matmul_gflops():.0f} GFLOP/s on {device}")
+print(
+    f"Ceiling: a 2048x2048 float32 matrix product runs at {matmul_gflops():.0f} GFLOP/s on {device}"
+)
 
 # %%
 # Read the table from the top:
@@ -431,13 +552,26 @@ EPOCHS = 2
 BATCH_SIZE = 128
 MAX_LR = 0.2
 
-torch.manual_seed(0)  # the same seed again: training does not depend on the timings above
+torch.manual_seed(
+    0
+)  # the same seed again: training does not depend on the timings above
 model = SmallCNN().to(device, memory_format=torch.channels_last)
 loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
-optimizer = torch.optim.SGD(model.parameters(), lr=MAX_LR, momentum=0.9, nesterov=True, weight_decay=5e-4)
-steps_per_epoch = len(x_train) // BATCH_SIZE  # the last, partial batch is dropped
+optimizer = torch.optim.SGD(
+    model.parameters(),
+    lr=MAX_LR,
+    momentum=0.9,
+    nesterov=True,
+    weight_decay=5e-4,
+)
+steps_per_epoch = (
+    len(x_train) // BATCH_SIZE
+)  # the last, partial batch is dropped
 scheduler = torch.optim.lr_scheduler.OneCycleLR(
-    optimizer, max_lr=MAX_LR, total_steps=EPOCHS * steps_per_epoch, pct_start=0.25
+    optimizer,
+    max_lr=MAX_LR,
+    total_steps=EPOCHS * steps_per_epoch,
+    pct_start=0.25,
 )
 print(f"{EPOCHS} epochs x {steps_per_epoch} steps of {BATCH_SIZE} images")
 
@@ -473,14 +607,24 @@ def random_crop(images, pad=4):
     rows = (top + torch.arange(h, device=images.device)).view(n, 1, h, 1)
     cols = (left + torch.arange(w, device=images.device)).view(n, 1, 1, w)
     channels = torch.arange(c, device=images.device).view(1, c, 1, 1)
-    return padded[torch.arange(n, device=images.device).view(n, 1, 1, 1), channels, rows, cols]
+    return padded[
+        torch.arange(n, device=images.device).view(n, 1, 1, 1),
+        channels,
+        rows,
+        cols,
+    ]
 
 
 sample = x_train[:64]
 flipped = random_flip(sample)
-assert all(torch.equal(f, s) or torch.equal(f, s.flip(-1)) for f, s in zip(flipped, sample))
+assert all(
+    torch.equal(f, s) or torch.equal(f, s.flip(-1))
+    for f, s in zip(flipped, sample)
+)
 assert random_crop(sample).shape == sample.shape
-assert torch.equal(random_crop(sample, pad=0), sample)  # nothing to cut: unchanged
+assert torch.equal(
+    random_crop(sample, pad=0), sample
+)  # nothing to cut: unchanged
 
 # %%
 # Training
@@ -500,7 +644,7 @@ for epoch in range(EPOCHS):
     model.train()
     order = torch.randperm(len(x_train), device=device)
     for step in range(steps_per_epoch):
-        idx = order[step * BATCH_SIZE:(step + 1) * BATCH_SIZE]
+        idx = order[step * BATCH_SIZE : (step + 1) * BATCH_SIZE]
         inputs, labels = normalize(random_flip(x_train[idx])), y_train[idx]
         loss = loss_fn(model(inputs), labels)
         optimizer.zero_grad()
@@ -510,10 +654,14 @@ for epoch in range(EPOCHS):
         scheduler.step()
         step_losses.append(loss.item())
     epoch_loss = sum(step_losses[-steps_per_epoch:]) / steps_per_epoch
-    print(f"epoch {epoch + 1}: mean loss {epoch_loss:.3f}, {time.perf_counter() - start:5.1f} s elapsed")
+    print(
+        f"epoch {epoch + 1}: mean loss {epoch_loss:.3f}, {time.perf_counter() - start:5.1f} s elapsed"
+    )
 train_seconds = time.perf_counter() - start
 images_seen = EPOCHS * steps_per_epoch * BATCH_SIZE
-print(f"Training took {train_seconds:.1f} s on {device} ({images_seen / train_seconds:,.0f} images/s)")
+print(
+    f"Training took {train_seconds:.1f} s on {device} ({images_seen / train_seconds:,.0f} images/s)"
+)
 
 # %%
 # The loss of single steps is noisy, so the plot adds a moving average over
@@ -525,9 +673,16 @@ window = 50
 smooth = losses.unfold(0, window, 1).mean(1)
 fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
 ax.plot(losses.numpy(), lw=0.5, alpha=0.4, label="each step")
-ax.plot(range(window - 1, len(losses)), smooth.numpy(), label=f"mean of {window} steps")
-ax.set(xlabel=f"training step (batch of {BATCH_SIZE} images)", ylabel="cross-entropy loss (label-smoothed)",
-       title="Training loss and learning rate")
+ax.plot(
+    range(window - 1, len(losses)),
+    smooth.numpy(),
+    label=f"mean of {window} steps",
+)
+ax.set(
+    xlabel=f"training step (batch of {BATCH_SIZE} images)",
+    ylabel="cross-entropy loss (label-smoothed)",
+    title="Training loss and learning rate",
+)
 lr_ax = ax.twinx()
 lr_ax.plot(step_lrs, color="gray", ls="--", lw=1, label="learning rate")
 lr_ax.set_ylabel("learning rate")
@@ -555,8 +710,12 @@ assert 0.2 < peak / len(step_lrs) < 0.3 and step_lrs[-1] < MAX_LR / 1000
 @torch.inference_mode()
 def predict(net, images, batch_size=1000):
     net.eval()
-    return torch.cat([net(normalize(images[i:i + batch_size])).argmax(1)
-                      for i in range(0, len(images), batch_size)])
+    return torch.cat(
+        [
+            net(normalize(images[i : i + batch_size])).argmax(1)
+            for i in range(0, len(images), batch_size)
+        ]
+    )
 
 
 predictions = predict(model, x_test)
@@ -564,8 +723,10 @@ correct = (predictions == y_test).sum().item()
 accuracy = correct / len(y_test)
 goal_met = accuracy >= 0.70 and train_seconds <= 60
 print(f"Test accuracy: {correct} of {len(y_test)} images = {accuracy:.2%}")
-print(f"Goal, >= 70% after <= 60 s of training: {accuracy:.1%} after {train_seconds:.0f} s "
-      f"({'met' if goal_met else 'not met on this run'})")
+print(
+    f"Goal, >= 70% after <= 60 s of training: {accuracy:.1%} after {train_seconds:.0f} s "
+    f"({'met' if goal_met else 'not met on this run'})"
+)
 assert accuracy >= 0.65
 
 # %%
@@ -584,11 +745,27 @@ ax.imshow(grid.permute(1, 2, 0).numpy())
 for k in range(shown):
     row, col = divmod(k, 8)
     truth, guess = y_test[pick[k]].item(), predictions[pick[k]].item()
-    ax.text(2 + col * 34, 3 + row * 34, f"{CLASSES[truth]}\n→ {CLASSES[guess]}", fontsize=6.5, va="top",
-            color="white", bbox={"facecolor": "green" if truth == guess else "red", "alpha": 0.7,
-                                 "pad": 1, "linewidth": 0})
-ax.set(title="Test images: true class → prediction", xticks=[], yticks=[], xlabel="8 images per row",
-       ylabel="2 rows")
+    ax.text(
+        2 + col * 34,
+        3 + row * 34,
+        f"{CLASSES[truth]}\n→ {CLASSES[guess]}",
+        fontsize=6.5,
+        va="top",
+        color="white",
+        bbox={
+            "facecolor": "green" if truth == guess else "red",
+            "alpha": 0.7,
+            "pad": 1,
+            "linewidth": 0,
+        },
+    )
+ax.set(
+    title="Test images: true class → prediction",
+    xticks=[],
+    yticks=[],
+    xlabel="8 images per row",
+    ylabel="2 rows",
+)
 plt.show()
 
 # %%
@@ -597,19 +774,33 @@ plt.show()
 # The confusion matrix counts, for each true class (row), how often each
 # class was predicted (column); the diagonal holds the correct answers.
 # ``torch.bincount`` builds it in one line from the pairs (truth, guess).
-confusion = torch.bincount(y_test * 10 + predictions, minlength=100).view(10, 10).cpu()
-per_class = pd.DataFrame({
-    "correct": confusion.diag().numpy(),
-    "total": confusion.sum(1).numpy(),
-}, index=CLASSES)
-per_class["accuracy %"] = (100 * per_class["correct"] / per_class["total"]).round(1)
+confusion = (
+    torch.bincount(y_test * 10 + predictions, minlength=100).view(10, 10).cpu()
+)
+per_class = pd.DataFrame(
+    {
+        "correct": confusion.diag().numpy(),
+        "total": confusion.sum(1).numpy(),
+    },
+    index=CLASSES,
+)
+per_class["accuracy %"] = (
+    100 * per_class["correct"] / per_class["total"]
+).round(1)
 print(per_class.to_string())
 assert confusion.sum() == len(y_test) and confusion.diag().sum() == correct
 
 fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
 ax.bar(CLASSES, per_class["accuracy %"])
-ax.axhline(100 * accuracy, color="k", ls="--", lw=1, label=f"overall {accuracy:.1%}")
-ax.set(xlabel="class", ylabel="test accuracy (%)", title="Accuracy per class", ylim=(0, 100))
+ax.axhline(
+    100 * accuracy, color="k", ls="--", lw=1, label=f"overall {accuracy:.1%}"
+)
+ax.set(
+    xlabel="class",
+    ylabel="test accuracy (%)",
+    title="Accuracy per class",
+    ylim=(0, 100),
+)
 ax.set_xticks(range(10), CLASSES, rotation=45, ha="right")
 ax.legend(loc="lower right")
 plt.show()
@@ -620,10 +811,17 @@ plt.show()
 # direction; the pair mixed up most often, by far, is cat and dog.
 vehicles = ["airplane", "automobile", "ship", "truck"]
 is_vehicle = per_class.index.isin(vehicles)
-print(f"mean accuracy: vehicles {per_class['accuracy %'][is_vehicle].mean():.1f}%, "
-      f"animals {per_class['accuracy %'][~is_vehicle].mean():.1f}%")
-assert per_class["accuracy %"][is_vehicle].mean() > per_class["accuracy %"][~is_vehicle].mean()
-mixups = (confusion + confusion.T).triu(diagonal=1)  # mistakes either way, per pair of classes
+print(
+    f"mean accuracy: vehicles {per_class['accuracy %'][is_vehicle].mean():.1f}%, "
+    f"animals {per_class['accuracy %'][~is_vehicle].mean():.1f}%"
+)
+assert (
+    per_class["accuracy %"][is_vehicle].mean()
+    > per_class["accuracy %"][~is_vehicle].mean()
+)
+mixups = (confusion + confusion.T).triu(
+    diagonal=1
+)  # mistakes either way, per pair of classes
 top = mixups.flatten().topk(3)
 for count, pair in zip(top.values.tolist(), top.indices.tolist()):
     print(f"{CLASSES[pair // 10]} <-> {CLASSES[pair % 10]}: {count} mistakes")
@@ -635,9 +833,20 @@ ax.imshow(confusion.numpy(), cmap="Blues")
 for i in range(10):
     for j in range(10):
         count = confusion[i, j].item()
-        ax.text(j, i, count, ha="center", va="center", fontsize=7,
-                color="white" if count > confusion.max().item() / 2 else "black")
-ax.set(xlabel="predicted class", ylabel="true class", title="Confusion matrix (10,000 test images)")
+        ax.text(
+            j,
+            i,
+            count,
+            ha="center",
+            va="center",
+            fontsize=7,
+            color="white" if count > confusion.max().item() / 2 else "black",
+        )
+ax.set(
+    xlabel="predicted class",
+    ylabel="true class",
+    title="Confusion matrix (10,000 test images)",
+)
 ax.set_xticks(range(10), CLASSES, rotation=45, ha="right")
 ax.set_yticks(range(10), CLASSES)
 plt.show()
@@ -654,12 +863,18 @@ plt.show()
 with tempfile.TemporaryDirectory() as folder:
     path = Path(folder) / "cifar10_small_cnn.pt"
     torch.save(model.state_dict(), path)
-    print(f"Saved {len(model.state_dict())} tensors, {path.stat().st_size / 1024:.0f} KiB")
+    print(
+        f"Saved {len(model.state_dict())} tensors, {path.stat().st_size / 1024:.0f} KiB"
+    )
     restored = SmallCNN().to(device, memory_format=torch.channels_last)
-    restored.load_state_dict(torch.load(path, map_location=device, weights_only=True))
+    restored.load_state_dict(
+        torch.load(path, map_location=device, weights_only=True)
+    )
 
 assert torch.equal(predict(restored, x_test), predictions)
-print("The reloaded model gives identical predictions on all 10,000 test images.")
+print(
+    "The reloaded model gives identical predictions on all 10,000 test images."
+)
 
 # %%
 # Training on a GPU
@@ -677,8 +892,12 @@ print("The reloaded model gives identical predictions on all 10,000 test images.
 #    ``Variable(inputs.cuda())``. ``.to(device)`` works for both models and
 #    tensors and lets one script run with or without a GPU.
 if device.type == "cuda":
-    print(f"This page trained on {torch.cuda.get_device_name(device)}: "
-          f"{train_seconds:.1f} s for {EPOCHS} epochs, {accuracy:.2%} test accuracy.")
+    print(
+        f"This page trained on {torch.cuda.get_device_name(device)}: "
+        f"{train_seconds:.1f} s for {EPOCHS} epochs, {accuracy:.2%} test accuracy."
+    )
 else:
-    print(f"No GPU here: this page trained on the CPU with {torch.get_num_threads()} threads, "
-          f"{train_seconds:.1f} s for {EPOCHS} epochs, {accuracy:.2%} test accuracy.")
+    print(
+        f"No GPU here: this page trained on the CPU with {torch.get_num_threads()} threads, "
+        f"{train_seconds:.1f} s for {EPOCHS} epochs, {accuracy:.2%} test accuracy."
+    )

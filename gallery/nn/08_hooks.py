@@ -25,8 +25,8 @@ altering gradients on their way back.
 # Activations are separate ``nn.ReLU`` modules rather than
 # ``F.relu`` calls so that hooks can be attached to them.
 import torch
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 
 torch.manual_seed(0)
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -36,7 +36,9 @@ print(f"Running on: {device}")
 class SmallCNN(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv1 = nn.Conv2d(1, 7, kernel_size=3, padding=1, padding_mode="replicate")
+        self.conv1 = nn.Conv2d(
+            1, 7, kernel_size=3, padding=1, padding_mode="replicate"
+        )
         self.relu1 = nn.ReLU()
         self.pool1 = nn.MaxPool2d(2)
         self.conv2 = nn.Conv2d(7, 12, kernel_size=3, padding=1)
@@ -75,10 +77,14 @@ from skimage import data
 
 photo = torch.from_numpy(data.camera()).float().div(255)
 image = F.avg_pool2d(photo[None, None], 2).to(device)
-print(f"image: {tuple(image.shape)}, values in [{image.min():.2f}, {image.max():.2f}]")
+print(
+    f"image: {tuple(image.shape)}, values in [{image.min():.2f}, {image.max():.2f}]"
+)
 
 criterion = nn.CrossEntropyLoss()
-label = torch.tensor([3], device=device)  # an arbitrary class: we only need gradients
+label = torch.tensor(
+    [3], device=device
+)  # an arbitrary class: we only need gradients
 
 # %%
 # Weights and gradients without hooks
@@ -88,8 +94,12 @@ label = torch.tensor([3], device=device)  # an arbitrary class: we only need gra
 loss = criterion(model(image), label)
 loss.backward()
 w = model.conv2.weight
-print(f"conv2.weight: shape {tuple(w.shape)}, grad shape {tuple(w.grad.shape)}")
-print(f"conv2.weight norm {w.norm():.4f}, its gradient's norm {w.grad.norm():.4f}")
+print(
+    f"conv2.weight: shape {tuple(w.shape)}, grad shape {tuple(w.grad.shape)}"
+)
+print(
+    f"conv2.weight norm {w.norm():.4f}, its gradient's norm {w.grad.norm():.4f}"
+)
 assert w.grad.shape == w.shape
 
 # %%
@@ -108,8 +118,10 @@ calls = []
 
 def report(module, args, output):
     calls.append(module)
-    print(f"{type(module).__name__} forward: input {tuple(args[0].shape)} -> "
-          f"output {tuple(output.shape)}, output norm {output.norm():.4f}")
+    print(
+        f"{type(module).__name__} forward: input {tuple(args[0].shape)} -> "
+        f"output {tuple(output.shape)}, output norm {output.norm():.4f}"
+    )
 
 
 handle = model.conv2.register_forward_hook(report)
@@ -151,7 +163,9 @@ with torch.no_grad():
 
 torch.testing.assert_close(hooked, by_hand)
 assert not torch.allclose(hooked, plain)
-print("with the pre-hook the model saw the standardized image; without it, the raw one")
+print(
+    "with the pre-hook the model saw the standardized image; without it, the raw one"
+)
 
 # %%
 # Tensor hooks
@@ -178,7 +192,9 @@ b = a * a
 b.register_hook(lambda grad: grad.clamp(max=5.0))
 (weights * b).sum().backward()
 print(f"a.grad with the capped gradient: {a.grad.tolist()}")
-torch.testing.assert_close(a.grad, 2 * a.detach() * torch.tensor([1.0, 5.0, 5.0]))
+torch.testing.assert_close(
+    a.grad, 2 * a.detach() * torch.tensor([1.0, 5.0, 5.0])
+)
 
 # %%
 # Full backward hooks
@@ -200,17 +216,21 @@ seen = {}
 def report_grads(module, grad_input, grad_output):
     seen["module hook"] = grad_output[0]
     seen["grad_input shape"] = grad_input[0].shape
-    print(f"{type(module).__name__} backward: grad_output {tuple(grad_output[0].shape)}, "
-          f"norm {grad_output[0].norm():.4f}; grad_input {tuple(grad_input[0].shape)}, "
-          f"norm {grad_input[0].norm():.4f}")
+    print(
+        f"{type(module).__name__} backward: grad_output {tuple(grad_output[0].shape)}, "
+        f"norm {grad_output[0].norm():.4f}; grad_input {tuple(grad_input[0].shape)}, "
+        f"norm {grad_input[0].norm():.4f}"
+    )
 
 
 def watch_output(module, args, output):
     output.register_hook(lambda grad: seen.__setitem__("tensor hook", grad))
 
 
-handles = [model.conv2.register_full_backward_hook(report_grads),
-           model.conv2.register_forward_hook(watch_output)]
+handles = [
+    model.conv2.register_full_backward_hook(report_grads),
+    model.conv2.register_forward_hook(watch_output),
+]
 model.zero_grad()
 criterion(model(image), label).backward()
 for h in handles:
@@ -248,17 +268,23 @@ activations = {}
 def save_output(name):
     def hook(module, args, output):
         activations[name] = output.detach()
+
     return hook
 
 
 layers = ["conv1", "relu1", "relu2", "relu3"]
-handles = [getattr(model, name).register_forward_hook(save_output(name)) for name in layers]
+handles = [
+    getattr(model, name).register_forward_hook(save_output(name))
+    for name in layers
+]
 with torch.no_grad():
     model(image)
 
 for name in layers:
     print(f"{name:6s} output {tuple(activations[name].shape)}")
-torch.testing.assert_close(activations["relu1"], activations["conv1"].clamp(min=0))
+torch.testing.assert_close(
+    activations["relu1"], activations["conv1"].clamp(min=0)
+)
 assert activations["conv1"].shape == (1, 7, 256, 256)
 
 # %%
@@ -281,7 +307,12 @@ for ax, fmap, (title, kernel) in zip(axes[1:], maps, filters.items()):
         limit = np.percentile(np.abs(fmap), 99.5)
         ax.imshow(fmap, cmap="RdBu_r", vmin=-limit, vmax=limit)
     else:
-        ax.imshow(fmap, cmap="gray", vmin=np.percentile(fmap, 0.5), vmax=np.percentile(fmap, 99.5))
+        ax.imshow(
+            fmap,
+            cmap="gray",
+            vmin=np.percentile(fmap, 0.5),
+            vmax=np.percentile(fmap, 99.5),
+        )
     ax.set_title(title, fontsize=9)
 for ax in axes[4:]:
     ax.set_xlabel("column (pixel)")
@@ -302,7 +333,12 @@ plt.show()
 # means the unit is off for that input; in the randomly initialized layers
 # about half of them are.
 crop_rows, crop_cols = torch.randint(0, 128, (2, 16)).tolist()
-crops = torch.stack([image[0, :, r:r + 128, c:c + 128] for r, c in zip(crop_rows, crop_cols)])
+crops = torch.stack(
+    [
+        image[0, :, r : r + 128, c : c + 128]
+        for r, c in zip(crop_rows, crop_cols)
+    ]
+)
 with torch.no_grad():
     model(crops)
 for h in handles:
@@ -312,9 +348,17 @@ fig, ax = plt.subplots(figsize=(7, 4))
 for name in ["relu1", "relu2", "relu3"]:
     values = activations[name].flatten().cpu()
     zero_share = (values == 0).float().mean().item()
-    print(f"{name}: {values.numel():7d} values, {zero_share:.1%} exactly zero, max {values.max():.3f}")
-    ax.hist(values[values > 0].numpy(), bins=50, density=True, histtype="step", lw=1.5,
-            label=f"{name} ({zero_share:.0%} zeros not shown)")
+    print(
+        f"{name}: {values.numel():7d} values, {zero_share:.1%} exactly zero, max {values.max():.3f}"
+    )
+    ax.hist(
+        values[values > 0].numpy(),
+        bins=50,
+        density=True,
+        histtype="step",
+        lw=1.5,
+        label=f"{name} ({zero_share:.0%} zeros not shown)",
+    )
     assert (values >= 0).all()
 ax.set_yscale("log")
 ax.set_xlabel("activation value")
@@ -343,23 +387,32 @@ grad_norms = {}
 def save_grad_norm(name):
     def hook(module, grad_input, grad_output):
         grad_norms[name] = grad_output[0].norm().item()
+
     return hook
 
 
 parametric = ["conv1", "conv2", "fc1", "fc2"]
-handles = [getattr(model, name).register_full_backward_hook(save_grad_norm(name))
-           for name in parametric]
+handles = [
+    getattr(model, name).register_full_backward_hook(save_grad_norm(name))
+    for name in parametric
+]
 model.zero_grad()
 loss = criterion(model(crops), targets)
 loss.backward()
 for h in handles:
     h.remove()
 
-weight_grad_norms = {name: getattr(model, name).weight.grad.norm().item() for name in parametric}
+weight_grad_norms = {
+    name: getattr(model, name).weight.grad.norm().item() for name in parametric
+}
 for name in parametric:
-    print(f"{name:5s} |dL/d output| {grad_norms[name]:.2e}   |dL/d weight| {weight_grad_norms[name]:.2e}")
+    print(
+        f"{name:5s} |dL/d output| {grad_norms[name]:.2e}   |dL/d weight| {weight_grad_norms[name]:.2e}"
+    )
 print(f"|dL/d pixels| {crops.grad.norm():.2e}")
-assert list(grad_norms) == parametric[::-1]  # backward visits layers last to first
+assert (
+    list(grad_norms) == parametric[::-1]
+)  # backward visits layers last to first
 assert all(v > 0 for v in grad_norms.values())
 
 # %%
@@ -367,10 +420,18 @@ assert all(v > 0 for v in grad_norms.values())
 # the loss towards the input. A bar chart makes the sizes easier to compare.
 fig, ax = plt.subplots(figsize=(7, 4))
 pos = np.arange(len(parametric))
-ax.bar(pos - 0.2, [grad_norms[n] for n in parametric], width=0.4,
-       label="gradient w.r.t. layer output (hook)")
-ax.bar(pos + 0.2, [weight_grad_norms[n] for n in parametric], width=0.4,
-       label="gradient w.r.t. weight (.grad)")
+ax.bar(
+    pos - 0.2,
+    [grad_norms[n] for n in parametric],
+    width=0.4,
+    label="gradient w.r.t. layer output (hook)",
+)
+ax.bar(
+    pos + 0.2,
+    [weight_grad_norms[n] for n in parametric],
+    width=0.4,
+    label="gradient w.r.t. weight (.grad)",
+)
 ax.set_xticks(pos, parametric)
 ax.set_yscale("log")
 ax.set_xlabel("layer (input side on the left)")
@@ -389,7 +450,10 @@ plt.show()
 # pass above.
 reference = {name: p.grad.clone() for name, p in model.named_parameters()}
 limit = 1e-3
-handles = [p.register_hook(lambda grad: grad.clamp(-limit, limit)) for p in model.parameters()]
+handles = [
+    p.register_hook(lambda grad: grad.clamp(-limit, limit))
+    for p in model.parameters()
+]
 model.zero_grad()
 criterion(model(crops), targets).backward()
 for h in handles:
@@ -422,9 +486,13 @@ with model.conv2.register_full_backward_hook(halve):
     model.zero_grad()
     criterion(model(crops), targets).backward()
 
-torch.testing.assert_close(model.conv1.weight.grad, 0.5 * reference["conv1.weight"])
+torch.testing.assert_close(
+    model.conv1.weight.grad, 0.5 * reference["conv1.weight"]
+)
 torch.testing.assert_close(model.conv2.weight.grad, reference["conv2.weight"])
-ratio = (model.conv1.weight.grad.norm() / reference["conv1.weight"].norm()).item()
+ratio = (
+    model.conv1.weight.grad.norm() / reference["conv1.weight"].norm()
+).item()
 print(f"conv1 gradient norm ratio with the hook: {ratio:.3f}; conv2 unchanged")
 
 # %%
