@@ -8,8 +8,6 @@ that create and own their weights, ready-made loss functions, and a
 ``state_dict`` that names every weight. This lesson rebuilds the same network
 with ``nn.Sequential`` and trains it with a gradient-descent update written by
 hand, so each step of training stays in plain view.
-
-.. tags:: beginner, nn
 """
 
 # %%
@@ -22,12 +20,16 @@ import torch
 from torch import nn
 
 torch.manual_seed(0)
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-print(f"Running on: {device}")
+if torch.accelerator.is_available():  # CUDA, MPS or XPU
+    device = torch.accelerator.current_accelerator()
+else:
+    device = torch.device("cpu")
+print(f"Running on: {device.type}")
 
 N, D_in, H, D_out = 64, 1000, 100, 10
 x = torch.randn(N, D_in).to(device)
 y = torch.randn(N, D_out).to(device)
+# sphinx_gallery_tags = ["beginner", "nn"]
 
 # %%
 # A model is a stack of modules
@@ -72,9 +74,8 @@ print(f"output shape: {tuple(y_pred.shape)}")
 # which is why there is a ``0`` and a ``2`` but no ``1``: the ReLU owns
 # nothing.
 for name, p in model.named_parameters():
-    print(
-        f"{name:9s} shape={str(tuple(p.shape)):12s} requires_grad={p.requires_grad}"
-    )
+    shape = str(tuple(p.shape))
+    print(f"{name:9s} shape={shape:12s} requires_grad={p.requires_grad}")
 
 n_params = sum(p.numel() for p in model.parameters())
 print(f"learnable numbers in total: {n_params:,}")
@@ -87,16 +88,16 @@ assert all(
 # Unlike the ``torch.randn`` weights of the basics lessons, a fresh
 # ``nn.Linear`` draws its weight and bias uniformly from
 # :math:`[-1/\sqrt{n}, 1/\sqrt{n}]`, where :math:`n` is ``in_features``.
-# The outputs therefore start small, the first loss is modest, and a much
-# larger learning rate is safe than with ``randn`` weights.
+# So the outputs start small: here far smaller than the unit-variance
+# targets.
 for layer in (first, second):
     bound = layer.in_features**-0.5
-    assert (
-        layer.weight.abs().max() <= bound and layer.bias.abs().max() <= bound
-    )
-    print(
-        f"Linear({layer.in_features}, {layer.out_features}): every entry within +/-{bound:.4f}"
-    )
+    assert layer.weight.abs().max() <= bound
+    assert layer.bias.abs().max() <= bound
+    name = f"Linear({layer.in_features}, {layer.out_features})"
+    print(f"{name}: every entry within +/-{bound:.4f}")
+print(f"output std {y_pred.std():.3f}, target std {y.std():.3f}")
+assert y_pred.std() < 0.5 * y.std()
 
 # %%
 # Loss functions
@@ -150,9 +151,8 @@ loss_fn(model(x), y).backward()
 once = first.bias.grad.clone()
 loss_fn(model(x), y).backward()
 torch.testing.assert_close(first.bias.grad, 2 * once)
-print(
-    f"bias gradient norm after one backward: {once.norm():.4f}, after two: {first.bias.grad.norm():.4f}"
-)
+print(f"bias gradient norm after one backward: {once.norm():.4f}")
+print(f"bias gradient norm after two:          {first.bias.grad.norm():.4f}")
 
 model.zero_grad()
 assert all(p.grad is None for p in model.parameters())
@@ -161,15 +161,36 @@ assert all(p.grad is None for p in model.parameters())
 # Why the update needs ``torch.no_grad()``
 # ----------------------------------------
 # A gradient-descent step changes each parameter in place. That change must
-# not become part of the graph autograd records, and autograd refuses an
-# in-place change to a tensor that requires gradients anyway:
+# not become part of the graph autograd records. Parameters are *leaf*
+# tensors (created by you, not computed from other tensors), and autograd
+# refuses an in-place change to a leaf that requires gradients:
 p = first.bias
+assert p.is_leaf and p.requires_grad
 try:
     p -= 1e-4 * torch.ones_like(p)
 except RuntimeError as err:
     print(f"raised RuntimeError: {str(err).splitlines()[0]}")
 else:
     raise AssertionError("the in-place update should have been refused")
+
+# %%
+# A tensor computed inside the graph (a non-leaf) *may* be changed in place:
+# autograd records the change as one more operation. What it checks is that
+# no value saved for the backward pass was overwritten: each tensor carries
+# a version counter, and ``backward`` refuses to use a saved tensor whose
+# version moved on.
+h = first(x)  # a non-leaf: computed from the weights
+h.clamp_(min=0)  # allowed, recorded like torch.clamp(h, min=0)
+assert not h.is_leaf and type(h.grad_fn).__name__ == "ClampBackward1"
+
+squared = h * h  # saves h for the backward pass
+h.add_(1)  # ... and now h has changed
+try:
+    squared.sum().backward()
+except RuntimeError as err:
+    print(f"raised RuntimeError: {str(err).split(' Hint:')[0]}")
+else:
+    raise AssertionError("backward should have found h modified")
 
 # %%
 # Inside ``with torch.no_grad():`` nothing is recorded, so the same
@@ -208,9 +229,9 @@ assert losses[-1] < 1e-4 * losses[0], (
 )
 
 # %%
-# The loss falls by several orders of magnitude: with 101,110 weights and
-# only 640 target numbers, the network can memorise the random targets. A
-# logarithmic axis shows the whole descent.
+# The loss falls by more than four orders of magnitude (the assert above):
+# with 101,110 weights and only 640 target numbers, the network can
+# memorise the random targets. A logarithmic axis shows the whole descent.
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(6, 4))
@@ -228,7 +249,10 @@ plt.show()
 # they changed, while the cloned snapshot kept the starting values.
 # ``load_state_dict`` copies tensors into an existing model by name: a
 # freshly built ``Sequential`` has new random weights, and after loading the
-# snapshot it reproduces the very first loss.
+# snapshot it reproduces the very first loss. Before evaluating a model,
+# switch it to evaluation mode with ``eval()``; this one has no layer that
+# behaves differently there, but :ref:`sphx_glr_lessons_nn_03_custom_module.py`
+# meets layers that do.
 assert torch.equal(state["0.weight"], first.weight.detach())
 assert not torch.equal(initial_state["0.weight"], first.weight.detach())
 
@@ -236,9 +260,9 @@ restored = nn.Sequential(
     nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)
 ).to(device)
 print(restored.load_state_dict(initial_state))
+restored.eval()
 with torch.no_grad():
     restored_loss = loss_fn(restored(x), y).item()
 torch.testing.assert_close(restored_loss, losses[0])
-print(
-    f"loss of the restored model: {restored_loss:.4f} (first training loss: {losses[0]:.4f})"
-)
+print(f"loss of the restored model: {restored_loss:.4f}")
+print(f"first loss of training:     {losses[0]:.4f}")
