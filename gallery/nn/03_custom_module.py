@@ -4,12 +4,10 @@ Writing your own nn.Module
 
 ``nn.Sequential`` only chains layers. Anything else (skip connections, loops,
 several inputs, a layer used twice) is written as a subclass of ``nn.Module``.
-This lesson rewrites the two-layer network that way, looks at what a module
-registers (and what it silently does not), and shows how ``train()`` and
-``eval()`` switch layers such as dropout and batch normalisation between
+This lesson rewrites the two-layer network that way, freezes part of it, looks
+at what a module registers (and what it silently does not), and shows how
+``train()`` and ``eval()`` switch dropout and batch normalisation between
 their two behaviours.
-
-.. tags:: beginner, nn
 """
 
 # %%
@@ -19,12 +17,16 @@ import torch
 from torch import nn
 
 torch.manual_seed(0)
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-print(f"Running on: {device}")
+if torch.accelerator.is_available():  # CUDA, MPS or XPU
+    device = torch.accelerator.current_accelerator()
+else:
+    device = torch.device("cpu")
+print(f"Running on: {device.type}")
 
 N, D_in, H, D_out = 64, 1000, 100, 10
 x = torch.randn(N, D_in).to(device)
 y = torch.randn(N, D_out).to(device)
+# sphinx_gallery_tags = ["beginner", "nn"]
 
 
 # %%
@@ -37,7 +39,7 @@ y = torch.randn(N, D_out).to(device)
 # is no ``backward`` to write; autograd records whatever ``forward`` did.
 class TwoLayerNet(nn.Module):
     def __init__(self, d_in, hidden, d_out):
-        super().__init__()  # must come first: it sets up the registries
+        super().__init__()  # before any layer is assigned
         self.linear1 = nn.Linear(d_in, hidden)
         self.linear2 = nn.Linear(hidden, d_out)
 
@@ -48,33 +50,17 @@ class TwoLayerNet(nn.Module):
 
 net = TwoLayerNet(D_in, H, D_out).to(device)
 print(net)
-
-# %%
-# .. note:: Old code you may meet: ``super(TwoLayerNet, self).__init__()``.
-#    Python 3 lets you write ``super().__init__()``; the long form repeats the
-#    class name and breaks when the class is renamed or copied.
-#
-# ``print`` lists the registered submodules. ``named_parameters()`` now uses
-# the attribute names, and ``state_dict()`` the same ones.
 for name, p in net.named_parameters():
     print(f"{name:15s} {tuple(p.shape)}")
-print("state_dict keys:", list(net.state_dict()))
 
 # %%
-# It is the same network as the ``nn.Sequential`` of
-# :ref:`sphx_glr_lessons_nn_01_nn_package.py`: only the names differ. Renaming
-# the keys of our state dict lets a ``Sequential`` load our weights, and then
-# both compute the same outputs.
-seq = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)).to(
-    device
-)
-renamed = {
-    key.replace("linear1.", "0.").replace("linear2.", "2."): value
-    for key, value in net.state_dict().items()
-}
-seq.load_state_dict(renamed)
-torch.testing.assert_close(net(x), seq(x))
-print("TwoLayerNet and nn.Sequential agree")
+# ``print`` lists the registered submodules, and ``named_parameters()`` and
+# ``state_dict()`` use the attribute names. It is the network of
+# :ref:`sphx_glr_lessons_nn_01_nn_package.py` under other names.
+#
+# .. note:: Old code you may meet: ``super(TwoLayerNet, self).__init__()``.
+#    Python 3 lets you write ``super().__init__()``; the long form repeats the
+#    class name, which must then change whenever the class is renamed.
 
 # %%
 # Training it
@@ -88,13 +74,46 @@ losses = []
 for t in range(300):
     loss = loss_fn(net(x), y)
     losses.append(loss.item())
-    if t % 100 == 0 or t == 299:
-        print(f"step {t:3d}   loss {loss.item():.4g}")
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+print(f"loss: step 0 {losses[0]:.4g}, step 299 {losses[-1]:.4g}")
+assert losses[-1] < 1e-3 * losses[0]
+
+# %%
+# Freezing part of a model
+# ------------------------
+# To fine-tune only the last layer (say, on new targets), switch off
+# gradients for the first: ``module.requires_grad_(False)`` does it for
+# every parameter of that submodule. Autograd then computes no gradient for
+# them, and an optimizer built over the *trainable* parameters only keeps no
+# state for the frozen ones and never touches them.
+net.zero_grad()  # drop the gradients left by the first training
+net.linear1.requires_grad_(False)
+trainable = [p for p in net.parameters() if p.requires_grad]
+optimizer = torch.optim.SGD(trainable, lr=1e-4, momentum=0.9)
+frozen_before = net.linear1.weight.detach().clone()
+head_before = net.linear2.weight.detach().clone()
+
+# %%
+# Training on new targets then moves only ``linear2``.
+new_y = torch.randn(N, D_out).to(device)
+new_losses = []
+for t in range(100):
+    loss = loss_fn(net(x), new_y)
+    new_losses.append(loss.item())
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
 
-assert losses[-1] < 1e-3 * losses[0]
+assert len(trainable) == 2  # linear2.weight and linear2.bias
+assert net.linear1.weight.grad is None  # no gradient was computed
+assert torch.equal(net.linear1.weight, frozen_before)
+assert not torch.equal(net.linear2.weight, head_before)
+assert new_losses[-1] < 0.5 * new_losses[0]
+print(f"new targets: loss {new_losses[0]:.4g} -> {new_losses[-1]:.4g}")
+print("linear1 did not move")
+net.linear1.requires_grad_(True)  # unfreeze for what follows
 
 
 # %%
@@ -102,18 +121,12 @@ assert losses[-1] < 1e-3 * losses[0]
 # ---------------------------------------
 # Assigning an ``nn.Module`` or an ``nn.Parameter`` to an attribute
 # registers it. Anything else is an ordinary Python attribute that the
-# module knows nothing about. Two classic traps:
-#
-# - a **plain tensor** attribute (a constant mask, a scale) is not saved in
-#   the state dict and is not moved by ``.to(...)``;
-# - a **Python list of layers** hides those layers: their weights are not in
-#   ``parameters()``, so no optimizer trains them, no state dict saves them,
-#   and ``.to(...)`` leaves them behind.
-#
-# The fixes are ``self.register_buffer(name, tensor)`` for state that is not
-# learned, and ``nn.ModuleList`` (or ``nn.ModuleDict``) for containers of
-# layers. Both classes below share one ``forward`` and differ only in how
-# ``__init__`` stores the same parts.
+# module knows nothing about. Two classic traps: a **plain tensor**
+# attribute (a constant mask, a scale) is not saved in the state dict and
+# not converted by ``.to(...)``; a **Python list of layers** hides those
+# layers from ``parameters()``, the state dict and ``.to(...)``. The fixes
+# are ``self.register_buffer(name, tensor)`` for state that is not learned,
+# and ``nn.ModuleList`` (or ``nn.ModuleDict``) for containers of layers.
 class Stack(nn.Module):
     def forward(self, h):
         for block in self.blocks:
@@ -135,22 +148,19 @@ class RegisteredStack(Stack):
         self.register_buffer("scale", torch.full((H,), 0.5))
 
 
+# %%
+# Both classes share one ``forward`` and differ only in how ``__init__``
+# stores the same parts. The forgetful one has no parameters and an empty
+# state dict; in the registered one the buffer ``scale`` is saved but not
+# trained.
 forgetful, registered = ForgetfulStack(), RegisteredStack()
 for model in (forgetful, registered):
-    n_params = sum(p.numel() for p in model.parameters())
-    print(
-        f"{type(model).__name__:16s} parameters: {n_params:6,d}   state_dict: {list(model.state_dict())}"
-    )
+    print(f"{type(model).__name__}: state_dict {list(model.state_dict())}")
 
-assert (
-    len(list(forgetful.parameters())) == 0 and len(forgetful.state_dict()) == 0
-)
+assert list(forgetful.parameters()) == [] and forgetful.state_dict() == {}
 assert len(list(registered.parameters())) == 4
 assert "scale" in registered.state_dict()
-assert "scale" not in dict(
-    registered.named_parameters()
-)  # a buffer is not trained
-print("buffers:", [name for name, _ in registered.named_buffers()])
+assert "scale" not in dict(registered.named_parameters())
 
 # %%
 # Converting a module shows the difference at once. On a GPU machine the
@@ -160,91 +170,62 @@ print("buffers:", [name for name, _ in registered.named_buffers()])
 forgetful.to(torch.float64)
 registered.to(torch.float64)
 h = torch.randn(N, H, dtype=torch.float64)
-print(
-    "RegisteredStack:",
-    registered.blocks[0].weight.dtype,
-    registered.scale.dtype,
-)
-print(
-    "ForgetfulStack: ", forgetful.blocks[0].weight.dtype, forgetful.scale.dtype
-)
 assert registered(h).dtype == torch.float64
+assert registered.scale.dtype == torch.float64
 assert forgetful.blocks[0].weight.dtype == torch.float32
-
+assert forgetful.scale.dtype == torch.float32
 try:
     forgetful(h)
 except RuntimeError as err:
     print(f"raised RuntimeError: {str(err).splitlines()[0]}")
 else:
-    raise AssertionError(
-        "the unconverted layers should have rejected float64 input"
-    )
+    raise AssertionError("float32 layers should have rejected float64 input")
 
 # %%
 # Training mode and evaluation mode
 # ---------------------------------
 # Some layers behave differently while training. **Dropout** zeroes a random
 # half of its inputs (for ``p=0.5``) and doubles the rest, so the expected
-# value is unchanged; at evaluation it passes its input through. Every module
-# carries a ``training`` flag; ``model.train()`` and ``model.eval()`` set it
-# on the module and all its children.
+# value is unchanged; in evaluation mode it passes its input through. Every
+# module carries a ``training`` flag; ``model.train()`` and ``model.eval()``
+# set it on the module and all its children.
 dropout = nn.Dropout(p=0.5)
 ones = torch.ones(1000, 100, device=device)
 
 dropout.train()
 dropped = dropout(ones)
 assert set(dropped.unique().tolist()) <= {0.0, 2.0}
-assert (
-    abs(dropped.mean().item() - 1) < 0.02
-)  # same expected value as the input
-print(
-    f"train mode: {(dropped == 0).float().mean().item():.3f} of the entries zeroed, "
-    f"mean {dropped.mean().item():.3f}"
-)
+assert abs(dropped.mean().item() - 1) < 0.02  # expected value kept
+print(f"train mode: {(dropped == 0).float().mean():.3f} of entries zeroed")
 
 dropout.eval()
 assert torch.equal(dropout(ones), ones)
-print("eval mode: input passed through unchanged")
+print("eval mode:  input passed through unchanged")
 
 # %%
 # **Batch normalisation** standardises each feature. In training mode it
-# uses the mean and variance of the current batch, and also updates a
-# running average of them; those averages are buffers, so they are saved in
-# the state dict and moved with the model. In evaluation mode it uses the
-# running averages instead and leaves them alone, so the output for a sample
-# no longer depends on the rest of the batch.
+# uses the mean and variance of the current batch, and updates running
+# averages of them, which are buffers (saved and moved with the model). In
+# evaluation mode it uses the running averages and leaves them alone, so a
+# sample's output no longer depends on the rest of the batch.
 bn = nn.BatchNorm1d(H).to(device)
-batch = 3 + 2 * torch.randn(N, H).to(device)  # features with mean 3, std 2
+batch = 3 + 2 * torch.randn(N, H).to(device)  # features: mean 3, std 2
 
 bn.train()
 out = bn(batch)
-print(
-    f"train mode: largest |feature mean| {out.mean(dim=0).abs().max().item():.3f}, "
-    f"output std {out.std().item():.3f}"
-)
-torch.testing.assert_close(
-    out.mean(dim=0), torch.zeros(H, device=device), atol=1e-5, rtol=0
-)
-torch.testing.assert_close(
-    bn.running_mean, 0.1 * batch.mean(dim=0)
-)  # momentum 0.1, from 0
+zeros = torch.zeros(H, device=device)
+torch.testing.assert_close(out.mean(dim=0), zeros, atol=1e-5, rtol=0)
+# running mean: momentum 0.1 from a start at 0
+torch.testing.assert_close(bn.running_mean, 0.1 * batch.mean(dim=0))
 
 bn.eval()
 before = bn.running_mean.clone()
 out_eval = bn(batch)
-torch.testing.assert_close(
-    bn.running_mean, before
-)  # eval leaves the averages alone
-expected = (batch - bn.running_mean) / torch.sqrt(
-    bn.running_var + bn.eps
-) * bn.weight + bn.bias
+torch.testing.assert_close(bn.running_mean, before)  # left alone
+scale = torch.sqrt(bn.running_var + bn.eps)
+expected = (batch - bn.running_mean) / scale * bn.weight + bn.bias
 torch.testing.assert_close(out_eval, expected)
-torch.testing.assert_close(
-    bn(batch[:1]), out_eval[:1]
-)  # one sample alone: same answer
-print(
-    f"eval mode:  output mean {out_eval.mean().item():.3f} (running averages saw one batch)"
-)
+torch.testing.assert_close(bn(batch[:1]), out_eval[:1])  # one sample alone
 print("buffers of BatchNorm1d:", [name for name, _ in bn.named_buffers()])
 
 # %%
@@ -252,13 +233,8 @@ print("buffers of BatchNorm1d:", [name for name, _ in bn.named_buffers()])
 # training mode differ (new dropout masks); in evaluation mode they are
 # identical. ``eval()`` does **not** turn off gradient tracking: for
 # inference, also wrap the call in ``torch.no_grad()``.
-model = nn.Sequential(
-    nn.Linear(D_in, H),
-    nn.BatchNorm1d(H),
-    nn.ReLU(),
-    nn.Dropout(0.2),
-    nn.Linear(H, D_out),
-).to(device)
+layers = [nn.Linear(D_in, H), nn.BatchNorm1d(H), nn.ReLU(), nn.Dropout(0.2)]
+model = nn.Sequential(*layers, nn.Linear(H, D_out)).to(device)
 
 model.train()
 assert not torch.equal(model(x), model(x))
