@@ -8,8 +8,6 @@ statements, and one layer can be applied as many times as you like. This
 lesson builds a deliberately strange network that draws its depth at random
 on every call by reusing one hidden layer, proves that the shared weights
 collect the gradients of all their uses, and trains it.
-
-.. tags:: intermediate, nn, autograd
 """
 
 # %%
@@ -19,13 +17,17 @@ import torch
 from torch import nn
 
 torch.manual_seed(0)
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-print(f"Running on: {device}")
+if torch.accelerator.is_available():  # CUDA, MPS or XPU
+    device = torch.accelerator.current_accelerator()
+else:
+    device = torch.device("cpu")
+print(f"Running on: {device.type}")
 
 N, D_in, H, D_out = 64, 1000, 100, 10
 x = torch.randn(N, D_in).to(device)
 y = torch.randn(N, D_out).to(device)
 loss_fn = nn.MSELoss(reduction="sum")
+# sphinx_gallery_tags = ["intermediate", "nn", "autograd"]
 
 
 # %%
@@ -66,7 +68,8 @@ print(net)
 # A short search through it counts its nodes: one matrix multiply
 # (``AddmmBackward0``) per linear layer applied, and one ``AccumulateGrad``
 # per distinct parameter, the node that adds an incoming gradient into that
-# parameter's ``.grad``.
+# parameter's ``.grad``. Each node lists the nodes of its inputs in
+# ``next_functions``; this is the only graph walk of the nn lessons.
 from collections import Counter
 
 
@@ -82,11 +85,14 @@ def count_graph_nodes(tensor):
     return counts
 
 
+# %%
+# Six calls, six freshly recorded graphs:
 for call in range(6):
     counts = count_graph_nodes(net(x))
     repeats = net.last_repeats
     print(
-        f"call {call}: {repeats + 1} hidden layer(s) -> {counts['AddmmBackward0']} matrix multiplies, "
+        f"call {call}: {repeats + 1} hidden layer(s), "
+        f"{counts['AddmmBackward0']} matrix multiplies, "
         f"{counts['AccumulateGrad']} parameter leaves"
     )
     assert counts["AddmmBackward0"] == repeats + 2
@@ -107,6 +113,8 @@ for call in range(6):
 # separate deep copies of ``middle_linear``, each with the very same weights,
 # stacked in place of the three reuses. The unrolled net computes the same
 # loss, and each copy receives just the gradient of its own use.
+# ``torch.autograd.grad`` returns those gradients instead of adding them
+# into ``.grad``, so the check leaves the model untouched.
 import copy
 
 repeats = 3
@@ -123,6 +131,9 @@ for layer in copies:
 unrolled_loss = loss_fn(net.output_linear(h), y)
 torch.testing.assert_close(unrolled_loss, loss)
 
+# %%
+# The gradients of the three copies add up to the shared layer's gradient;
+# no single one of them equals it.
 grads = torch.autograd.grad(
     unrolled_loss, [p for layer in copies for p in (layer.weight, layer.bias)]
 )
@@ -134,19 +145,15 @@ print(f"shared layer:     {shared_weight_grad.norm().item():.4f}")
 
 torch.testing.assert_close(sum(copy_weight_grads), shared_weight_grad)
 torch.testing.assert_close(sum(copy_bias_grads), shared_bias_grad)
-assert not torch.allclose(
-    copy_weight_grads[-1], shared_weight_grad
-)  # no single use explains it
+for grad in copy_weight_grads:  # no single use explains it
+    assert not torch.allclose(grad, shared_weight_grad)
 
 # %%
-# ``torch.autograd.grad`` returns the gradients instead of adding them into
-# ``.grad``, so the check leaves the model untouched.
-#
-# In Lua Torch, which PyTorch grew out of, a module kept the buffers of its
-# last call, so using one module twice in a graph was not possible and
-# sharing meant cloning modules with tied weights (see
-# :ref:`sphx_glr_lessons_advanced_03_for_lua_torch_users.py`). Here the graph
-# remembers each use, and reuse is just a second call.
+# In Lua Torch, which PyTorch grew out of, a module stored the output of its
+# last call, so a second use in the same graph overwrote the first; sharing
+# meant cloning modules with tied weights (see
+# :ref:`sphx_glr_lessons_advanced_04_for_lua_torch_users.py`). Here the
+# graph remembers each use, and reuse is just a second call.
 #
 # Training
 # --------
@@ -163,9 +170,7 @@ for t in range(400):
     losses.append(loss.item())
     depths.append(net.last_repeats + 1)
     if t % 100 == 0 or t == 399:
-        print(
-            f"step {t:3d}   {depths[-1]} hidden layer(s)   loss {loss.item():.4g}"
-        )
+        print(f"step {t:3d}   depth {depths[-1]}   loss {loss.item():.4g}")
 
     optimizer.zero_grad()
     loss.backward()
@@ -175,20 +180,25 @@ for t in range(400):
     if unused:
         assert torch.equal(net.middle_linear.weight, before)
 
+
+# %%
+# Over the last 100 steps, each depth's loss stays below 5% of the first
+# loss: it learned at every depth, not just on average. The mean late loss
+# still differs from depth to depth.
 final = sum(losses[-50:]) / 50
 print(f"first loss {losses[0]:.4g}, mean of the last 50: {final:.4g}")
 print(f"steps per depth: {dict(sorted(Counter(depths).items()))}")
 assert final < 0.01 * losses[0]
-for depth in set(depths):  # it learned at every depth, not just on average
+for depth in sorted(set(depths)):
     late = [
         loss for loss, d in zip(losses[-100:], depths[-100:]) if d == depth
     ]
+    print(f"depth {depth}: mean late loss {sum(late) / len(late):.3f}")
     assert max(late) < 0.05 * losses[0], depth
 
 # %%
-# The loss falls at every depth, because all four depths train one shared
-# set of weights; the spread between the colours shows that those weights
-# do not suit every depth equally well.
+# All four depths train one shared set of weights, and the plot shows the
+# loss falling for each of them.
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(7, 4.5))
