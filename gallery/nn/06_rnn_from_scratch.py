@@ -1,0 +1,300 @@
+"""
+An RNN from scratch
+===================
+
+A recurrent network is an ordinary module with a loop inside: the same small
+layer is applied once per time step, and a hidden state carries what it has
+seen so far. This lesson writes an Elman RNN by hand as an ``nn.Module`` with a
+plain Python ``for`` loop, proves it computes exactly what ``nn.RNN`` computes,
+and trains it to track and continue noisy sine waves.
+"""
+
+# %%
+# Setup
+# -----
+# A single seed fixes the weights; the data get generators of their own.
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+if torch.accelerator.is_available():  # CUDA, MPS or XPU
+    device = torch.accelerator.current_accelerator()
+else:
+    device = torch.device("cpu")
+print(f"Running on: {device.type}")
+# sphinx_gallery_tags = ["intermediate", "sequences", "nn"]
+# sphinx_gallery_thumbnail_number = 2
+
+# %%
+# The recurrence
+# --------------
+# An Elman RNN keeps a hidden vector :math:`h_t`. At each step it mixes the
+# new input :math:`x_t` with the previous state and squashes the sum:
+#
+# .. math::
+#
+#    h_t = \tanh(W_{ih} x_t + b_{ih} + W_{hh} h_{t-1} + b_{hh})
+#
+# The two affine maps are two ``nn.Linear`` layers, so the module is a handful
+# of lines. It reads a time-major tensor of shape ``(seq_len, batch,
+# input_size)`` (the default layout of ``nn.RNN``), so ``for x_t in x``
+# iterates over time. The hidden state starts at zeros unless the caller passes
+# one, and every step's state is collected and stacked into one output tensor.
+# Like ``nn.RNN``, it offers tanh (the default) and ReLU.
+
+
+class ElmanRNN(nn.Module):
+    def __init__(self, input_size, hidden_size, nonlinearity="tanh"):
+        super().__init__()
+        self.hidden_size = hidden_size
+        self.input_to_hidden = nn.Linear(input_size, hidden_size)
+        self.hidden_to_hidden = nn.Linear(hidden_size, hidden_size)
+        self.activation = torch.tanh if nonlinearity == "tanh" else torch.relu
+
+    def forward(self, x, h=None):
+        """x: (seq_len, batch, input_size); h: (batch, hidden_size) or None."""
+        if h is None:
+            h = x.new_zeros(x.shape[1], self.hidden_size)
+        states = []
+        for x_t in x:  # one iteration per time step
+            h = self.activation(
+                self.input_to_hidden(x_t) + self.hidden_to_hidden(h)
+            )
+            states.append(h)
+        return torch.stack(states), h  # all states, and the last one
+
+
+rnn = ElmanRNN(input_size=4, hidden_size=8).to(device)
+print(rnn)
+
+# %%
+# .. note:: Old code you may meet: the first hidden state built as
+#    ``Variable(torch.zeros(batch, hidden))``. ``Variable`` was merged into
+#    ``Tensor`` in PyTorch 0.4, so a plain tensor (here ``x.new_zeros``,
+#    which also picks the right device and dtype) is the state.
+
+
+# %%
+# Checking it against ``nn.RNN``
+# ------------------------------
+# ``nn.RNN`` implements the same recurrence as one built-in operation
+# (using cuDNN on NVIDIA GPUs). Its parameters are named ``weight_ih_l0``,
+# ``bias_ih_l0``, ``weight_hh_l0`` and ``bias_hh_l0`` (``l0``: the first
+# layer) and have the same shapes as our two ``Linear`` layers, so we can
+# copy ours into it and compare. ``nn.RNN`` wants the initial state with a
+# leading layer dimension, ``(num_layers, batch, hidden)``, and returns the
+# final state in that shape too.
+def matching_parameters(mine, ref):
+    return [
+        (mine.input_to_hidden.weight, ref.weight_ih_l0),
+        (mine.input_to_hidden.bias, ref.bias_ih_l0),
+        (mine.hidden_to_hidden.weight, ref.weight_hh_l0),
+        (mine.hidden_to_hidden.bias, ref.bias_hh_l0),
+    ]
+
+
+# %%
+# Seven time steps, a batch of 3 and 4 features, for both non-linearities;
+# after the forward pass, the backward pass must agree too.
+x = torch.randn(7, 3, 4, device=device)
+h0 = torch.randn(3, 8, device=device)
+for nonlinearity in ("tanh", "relu"):
+    mine = ElmanRNN(4, 8, nonlinearity).to(device)
+    ref = nn.RNN(4, 8, nonlinearity=nonlinearity).to(device)
+    with torch.no_grad():  # copying weights is not to be differentiated
+        for p_mine, p_ref in matching_parameters(mine, ref):
+            p_ref.copy_(p_mine)
+
+    out_mine, h_mine = mine(x, h0)
+    out_ref, h_ref = ref(x, h0.unsqueeze(0))  # add the layer dimension
+    torch.testing.assert_close(out_mine, out_ref)  # every time step
+    torch.testing.assert_close(h_mine, h_ref.squeeze(0))  # final state
+
+    out_mine.square().sum().backward()
+    out_ref.square().sum().backward()
+    for p_mine, p_ref in matching_parameters(mine, ref):
+        torch.testing.assert_close(p_mine.grad, p_ref.grad)
+    max_diff = (out_mine - out_ref).abs().max().item()
+    print(f"{nonlinearity}: outputs {tuple(out_mine.shape)}, ", end="")
+    print(f"final state {tuple(h_mine.shape)}, max |diff| {max_diff:.1e}")
+
+
+# %%
+# Outputs at all seven steps, the final hidden state and the gradients of all
+# four parameters match ``nn.RNN`` to floating-point rounding, for both
+# non-linearities. For one layer the final state is just the last time step
+# of the output. ``nn.RNN`` still returns it separately because in a stack
+# of layers (``num_layers > 1``) the output holds only the top layer's
+# states, while ``h_n`` holds the last state of every layer:
+torch.testing.assert_close(h_mine, out_mine[-1])
+out, h_n = nn.RNN(4, 8, num_layers=2).to(device)(x)
+print(f"two layers: output {tuple(out.shape)}, h_n {tuple(h_n.shape)}")
+assert out.shape == (7, 3, 8) and h_n.shape == (2, 3, 8)
+torch.testing.assert_close(h_n[-1], out[-1])  # top layer only in output
+
+# %%
+# A task: track a noisy sine wave
+# -------------------------------
+# Each sequence is a sine wave with a random frequency and phase, observed
+# with Gaussian noise. At every step the network sees the noisy value and
+# must predict the *clean* value one step ahead; where the wave is in its
+# cycle and how fast it turns must be gathered from the history, in the
+# hidden state. The trivial baseline is persistence: "the next value equals
+# the one I see now".
+import math
+
+
+def make_waves(n, length, generator, noise=0.1):
+    """Clean and noisy sine waves, time-major: shape (length, n)."""
+    freq = 0.15 + 0.25 * torch.rand(n, generator=generator)  # radians per step
+    phase = 2 * math.pi * torch.rand(n, generator=generator)
+    t = torch.arange(length, dtype=torch.float32)
+    clean = torch.sin(freq * t[:, None] + phase)
+    noisy = clean + noise * torch.randn(clean.shape, generator=generator)
+    return clean.to(device), noisy.to(device)
+
+
+seq_len = 50
+data_gen = torch.Generator().manual_seed(1)
+sets = {}
+for name, n in (("train", 1024), ("test", 256)):
+    clean, noisy = make_waves(n, seq_len + 1, data_gen)
+    # inputs: noisy values at steps 0..49; targets: clean values at 1..50,
+    # with a trailing feature dimension: (seq_len, batch, 1).
+    sets[name] = noisy[:-1, :, None], clean[1:, :, None]
+x_train, y_train = sets["train"]
+
+burn_in = 10  # give the network a few steps to lock on before scoring it
+x_test, y_test = sets["test"]
+baseline_mse = (x_test - y_test)[burn_in:].square().mean().item()
+print(f"persistence baseline, test MSE: {baseline_mse:.4f}")
+
+# %%
+# The model is our ``ElmanRNN`` plus a linear read-out that turns each hidden
+# state into one number. Applied to the stacked states, ``nn.Linear`` reads
+# out all time steps at once.
+
+
+class WaveTracker(nn.Module):
+    def __init__(self, hidden_size=32):
+        super().__init__()
+        self.rnn = ElmanRNN(1, hidden_size)
+        self.readout = nn.Linear(hidden_size, 1)
+
+    def forward(self, x, h=None):
+        states, h = self.rnn(x, h)
+        return self.readout(states), h
+
+
+model = WaveTracker().to(device)
+loss_fn = nn.MSELoss()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+print(f"{sum(p.numel() for p in model.parameters())} parameters")
+
+# %%
+# Training
+# --------
+# Mini-batches of 64 sequences, Adam, mean squared error after the burn-in.
+# Backpropagation goes through the Python loop: autograd recorded every step
+# of it, so gradients flow back through all 50 time steps (backpropagation
+# through time) with no extra code.
+train_losses = []
+for step in range(301):
+    idx = torch.randint(0, x_train.shape[1], (64,), generator=data_gen)
+    pred, _ = model(x_train[:, idx.to(device)])
+    loss = loss_fn(pred[burn_in:], y_train[burn_in:, idx.to(device)])
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    train_losses.append(loss.item())
+    if step % 50 == 0:
+        print(f"step {step:3d}  training-batch MSE {loss:.4f}")
+
+# %%
+# Then, once, the test waves, in evaluation mode and without a graph:
+model.eval()
+with torch.no_grad():
+    pred, _ = model(x_test)
+test_mse = loss_fn(pred[burn_in:], y_test[burn_in:]).item()
+print(f"test MSE {test_mse:.4f} vs persistence {baseline_mse:.4f}")
+assert test_mse < 0.3 * baseline_mse, "the RNN should beat persistence"
+
+# %%
+# The test error ends several times below the persistence baseline (the
+# assert demands at least a factor of three): the network averages away much
+# of the noise and anticipates where the wave is heading.
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(7, 4))
+ax.plot(train_losses, lw=1, label="training batch")
+ax.axhline(test_mse, color="C1", label="trained model (test)")
+ax.axhline(baseline_mse, color="gray", ls="--", label="persistence (test)")
+ax.set_yscale("log")
+ax.set_xlabel("optimizer step")
+ax.set_ylabel("MSE (log scale)")
+ax.set_title("Elman RNN learning to predict the next clean value")
+ax.legend()
+plt.show()
+
+# %%
+# Predicting and continuing a wave
+# --------------------------------
+# On new waves, the network first sees 50 noisy steps (one-step
+# predictions, what it was trained for). Then it runs *closed loop*: we stop
+# feeding it data and feed back its own prediction as the next input. The
+# hand-written module makes this easy: call it on one step at a time and
+# pass the hidden state along.
+horizon = 15
+plot_gen = torch.Generator().manual_seed(2)
+clean, noisy = make_waves(256, seq_len + horizon, plot_gen)
+
+with torch.no_grad():  # the model is still in eval mode
+    one_step, h = model(noisy[:seq_len, :, None])
+    guess = one_step[-1:]  # prediction for step seq_len, shape (1, batch, 1)
+    continuation = []
+    for _ in range(horizon):
+        continuation.append(guess)
+        states, h = model.rnn(guess, h)  # feed the prediction back in
+        guess = model.readout(states)
+    continuation = torch.cat(continuation)[:, :, 0]
+
+# %%
+# Two trivial guesses for comparison: hold the last observation, or
+# predict zero (the mean of a sine).
+truth = clean[seq_len:]
+errors = (continuation - truth).square().mean(dim=1)  # per step ahead
+free_mse = errors.mean().item()
+hold_mse = (noisy[seq_len - 1] - truth).square().mean().item()
+zero_mse = truth.square().mean().item()
+early, late = errors[:5].mean().item(), errors[-5:].mean().item()
+print(f"{horizon}-step continuation MSE: RNN {free_mse:.4f} ", end="")
+print(f"(first 5 steps {early:.4f}, last 5 {late:.4f})")
+print(f"hold last value {hold_mse:.4f}, predict zero {zero_mse:.4f}")
+assert free_mse < 0.5 * min(hold_mse, zero_mse) and late > early
+
+# %%
+# Closed loop, the network keeps the wave going beyond the last
+# observation, with an error far below both trivial guesses, but growing with
+# the horizon: the model was trained only to look one step ahead, and each
+# small mistake becomes the next input. One wave of the 256:
+t = torch.arange(seq_len + horizon).numpy()
+wave_clean, wave_noisy = clean[:, 0].cpu().numpy(), noisy[:, 0].cpu().numpy()
+fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+for ax in (ax1, ax2):
+    ax.plot(t, wave_clean, color="black", lw=1, label="clean wave")
+    ax.set_ylabel("value")
+ax1.plot(t[:seq_len], wave_noisy[:seq_len], ".", color="gray", label="noisy")
+ax1.plot(t[1 : seq_len + 1], one_step[:, 0, 0].cpu(), label="one step ahead")
+ax1.set_title("One-step-ahead predictions from noisy observations")
+ax2.plot(t[seq_len:], continuation[:, 0].cpu(), "o-", ms=3, label="own input")
+ax2.axvline(seq_len - 0.5, color="gray", ls=":")
+ax2.set_xlabel("time step")
+ax2.set_title("Continuing the wave on its own predictions")
+for ax in (ax1, ax2):
+    ax.legend(loc="lower left", fontsize="small")
+plt.show()
+
+# %%
+# Training on its own predictions (outputs fed back inside the training loop)
+# is a common fix for the growing error. Next,
+# :ref:`sphx_glr_lessons_advanced_01_lstm.py` moves on to LSTMs.
