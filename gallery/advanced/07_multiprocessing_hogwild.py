@@ -1,0 +1,300 @@
+"""
+Multiprocessing and HOGWILD training
+====================================
+
+Several processes can train one model at the same time when its parameters
+live in shared memory. This lesson shows what ``share_memory_()`` does and
+how child processes start, then writes a HOGWILD training script, runs it
+with ``python`` and checks that two worker processes trained one model.
+"""
+
+# %%
+# One process already uses several cores
+# --------------------------------------
+# PyTorch's operators release Python's global interpreter lock (GIL) while
+# they run, and large ones split their work over a pool of *intra-op*
+# threads. What one process cannot do is run several Python training loops
+# at once: in standard CPython only one thread at a time runs Python code.
+# HOGWILD runs one training loop per process, and
+# :mod:`torch.multiprocessing` starts those processes: it is Python's
+# :mod:`multiprocessing` that can also send tensors to other processes.
+#
+# .. note:: Old code you may meet: Lua Torch ran HOGWILD with its
+#    ``threads`` package. PyTorch uses processes instead, because Python
+#    threads cannot run Python code in parallel.
+import torch
+
+# sphinx_gallery_parallel = False
+torch.manual_seed(0)
+print(f"Running on: cpu, {torch.get_num_threads()} intra-op threads")
+# sphinx_gallery_tags = ["advanced", "multiprocessing"]
+
+# %%
+# ``share_memory_()`` copies once
+# -------------------------------
+# ``share_memory_()`` allocates a block of shared memory, copies the
+# tensor's values there once and points the tensor at the new block, so its
+# ``data_ptr()`` changes. Calling it again does nothing. Then a process that
+# receives the tensor maps the same block instead of copying it, and an
+# in-place write by any process is seen by all. ``model.share_memory()``
+# does this for every parameter and buffer of a module.
+t = torch.arange(4.0)
+private_address = t.data_ptr()
+assert not t.is_shared()
+t.share_memory_()
+shared_address = t.data_ptr()
+assert t.is_shared() and shared_address != private_address
+t.share_memory_()  # already shared: no second copy
+assert t.data_ptr() == shared_address
+print(f"values after the move: {t.tolist()}, shared: {t.is_shared()}")
+
+# %%
+# How a child process starts, and why it matters
+# ----------------------------------------------
+# Python has three *start methods*:
+#
+# * ``fork`` (Linux, macOS): the child is a copy-on-write clone of the
+#   parent and already holds every object the parent had. It starts fast,
+#   but only the forking thread exists in the clone, and a child cannot use
+#   CUDA once the parent has initialised it (PyTorch raises "Cannot
+#   re-initialize CUDA in forked subprocess"). Forked workers are fine as
+#   long as the parent has not initialised CUDA.
+# * ``spawn``: the child is a fresh interpreter. It imports the parent's
+#   main script under the name ``__mp_main__`` and receives the function to
+#   run and its arguments by pickling, so the function must be importable.
+# * ``forkserver`` (Linux, macOS): a clean server process forks each child;
+#   the same importability rules as ``spawn``.
+#
+# The default is ``fork`` on Linux up to Python 3.13 and ``forkserver`` from
+# Python 3.14; ``spawn`` on macOS and Windows. So the same code meets
+# different rules on different machines. Code that runs under all three puts
+# its workers at the top level of a script and starts them under
+# ``if __name__ == "__main__":``: a spawned child imports the script, and
+# without the guard it would start workers of its own. Functions defined on
+# this page or in a notebook cannot be imported by a child, so we write the
+# training code to a file, in a temporary folder removed at the end.
+#
+# The script, part 1: data and model
+# ----------------------------------
+# Three spiral arms wound around each other, told apart only by curved
+# boundaries; ``spirals`` draws the points from its own seeded generator.
+SCRIPT = """\
+import math
+import sys
+
+import torch
+import torch.multiprocessing as mp
+import torch.nn.functional as F
+from torch import nn
+
+
+def spirals(n_per_class, seed, classes=3, noise=0.3):
+    gen = torch.Generator().manual_seed(seed)
+    radius = torch.linspace(0.1, 1.0, n_per_class).repeat(classes)
+    label = torch.arange(classes).repeat_interleave(n_per_class)
+    angle = label * (2 * math.pi / classes) + 2 * math.pi * radius
+    angle = angle + noise * torch.randn(angle.shape, generator=gen)
+    points = torch.stack([radius * angle.cos(), radius * angle.sin()], 1)
+    order = torch.randperm(len(label), generator=gen)  # mix the classes
+    return points[order], label[order]
+
+
+def make_model():
+    return nn.Sequential(
+        nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(),
+        nn.Linear(64, 3),
+    )
+"""
+
+# %%
+# Part 2: one HOGWILD worker
+# --------------------------
+# HOGWILD (Niu et al., 2011) runs several SGD loops at once on one set of
+# weights, without locks: the workers overwrite each other's updates. Each
+# step changes the weights only a little, so a worker that read slightly
+# stale weights still moves them in a useful direction. Each worker below
+# trains on its own half of the data with its own optimizer (Adam's running
+# averages stay private); ``opt.step()`` writes into the shared parameters.
+# One intra-op thread per worker keeps two workers from competing for the
+# same cores. Losses go into a shared tensor, which the parent saves.
+SCRIPT += """
+
+def train(rank, model, X, y, steps, losses):
+    torch.set_num_threads(1)
+    n_workers = losses.shape[0]
+    X, y = X[rank::n_workers], y[rank::n_workers]  # this worker's half
+    gen = torch.Generator().manual_seed(1000 + rank)
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    model.train()
+    for step in range(steps):
+        idx = torch.randint(len(X), (32,), generator=gen)
+        loss = F.cross_entropy(model(X[idx]), y[idx])
+        opt.zero_grad()
+        loss.backward()  # gradients: private to this process
+        opt.step()  # update: written into the shared weights
+        losses[rank, step] = loss.item()
+"""
+
+# %%
+# Part 3: the guarded main block
+# ------------------------------
+# Only the process that runs the script as ``__main__`` builds the data,
+# moves the model's parameters to shared memory and starts the workers.
+# ``mp.Process`` uses the platform's default start method; ``join`` waits
+# for each worker, and a non-zero exit code means it failed. The parent
+# saves the weights and the losses to the path given on the command line.
+SCRIPT += """
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    X_train, y_train = spirals(200, seed=1)
+    model = make_model()
+    model.share_memory()  # parameters move to shared memory, once
+    steps = 300
+    losses = torch.zeros(2, steps).share_memory_()  # one row per worker
+    print(f"start method: {mp.get_start_method()}")
+    args = (model, X_train, y_train, steps, losses)
+    workers = [mp.Process(target=train, args=(r, *args)) for r in (0, 1)]
+    for p in workers:
+        p.start()
+    for p in workers:
+        p.join()
+        assert p.exitcode == 0, f"a worker failed: exit code {p.exitcode}"
+    print(f"2 workers x {steps} steps done")
+    torch.save({"model": model.state_dict(), "losses": losses}, sys.argv[1])
+"""
+
+# %%
+# Running the script
+# ------------------
+# We start the script the way you would in a terminal,
+# ``python hogwild.py results.pt``, with the interpreter that runs this page
+# (``sys.executable``). ``subprocess.run`` collects what the script and its
+# workers print, and its ``timeout`` stops a script that hangs.
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+folder = Path(tempfile.mkdtemp())
+script, results = folder / "hogwild.py", folder / "results.pt"
+script.write_text(SCRIPT)
+proc = subprocess.run(
+    [sys.executable, str(script), str(results)],
+    capture_output=True,
+    text=True,
+    timeout=300,
+)
+print(proc.stdout + proc.stderr)
+assert proc.returncode == 0
+default = "fork" if sys.version_info < (3, 14) else "forkserver"
+expected = "spawn" if sys.platform in ("darwin", "win32") else default
+assert f"start method: {expected}" in proc.stdout
+
+# %%
+# The script printed the default start method on this machine, which is the
+# one the assert expects from the list above, and both workers exited with
+# code 0. To rebuild the model here we load the script's definitions with
+# :func:`runpy.run_path` under the name ``__mp_main__``, exactly as a
+# spawned child does: the functions are defined, but the guarded block does
+# not run, so no ``model`` is trained and no workers start.
+import runpy
+
+defs = runpy.run_path(str(script), run_name="__mp_main__")
+assert "train" in defs and "model" not in defs
+saved = torch.load(results, weights_only=True)
+losses = saved["losses"]
+X_test, y_test = defs["spirals"](200, seed=2)  # fresh points, same spirals
+trained = defs["make_model"]()
+trained.load_state_dict(saved["model"])
+untrained = defs["make_model"]()
+print(f"loaded {losses.shape[0]} workers x {losses.shape[1]} losses")
+
+# %%
+# Did two processes train one model?
+# ----------------------------------
+# The workers' updates interleave differently on every run, so the final
+# weights differ from run to run. We check fixed bars instead, on 600 test
+# points the workers never saw: the test loss of the saved weights is below
+# half that of untrained weights, the accuracy is above 80% (a third is
+# chance), and for each worker the median of its last 50 mini-batch losses
+# is below half the median of its first 50. Weights that were not shared
+# would leave the parent's model as it started, and fail the first two.
+import torch.nn.functional as F
+
+trained.eval()
+untrained.eval()
+with torch.no_grad():
+    logits = trained(X_test)
+    loss_after = F.cross_entropy(logits, y_test).item()
+    accuracy = (logits.argmax(dim=1) == y_test).float().mean().item()
+    loss_before = F.cross_entropy(untrained(X_test), y_test).item()
+early = losses[:, :50].median(dim=1).values
+late = losses[:, -50:].median(dim=1).values
+assert loss_after < 0.5 * loss_before, (loss_before, loss_after)
+assert accuracy > 0.8, accuracy
+assert torch.all(late < 0.5 * early), (early, late)
+print(f"loss below half of untrained: {loss_after < 0.5 * loss_before}")
+print(f"accuracy above 80%: {accuracy > 0.8}")
+
+# %%
+# Each worker's mini-batch loss, smoothed over 25 steps. Both curves fall
+# together although each worker saw only half of the points: each one
+# trains weights that the other keeps improving.
+import matplotlib.pyplot as plt
+
+window = 25
+kernel = torch.ones(1, 1, window) / window
+smooth = F.conv1d(losses.unsqueeze(1), kernel).squeeze(1)
+steps = torch.arange(window - 1, losses.shape[1])
+fig, ax = plt.subplots(figsize=(6, 3.5))
+for rank in range(losses.shape[0]):
+    ax.plot(steps.numpy(), smooth[rank].numpy(), label=f"worker {rank}")
+ax.set_xlabel("step of this worker")
+ax.set_ylabel(f"cross-entropy (mean of {window} steps)")
+ax.set_title("HOGWILD: two processes training one shared model")
+ax.legend()
+fig.tight_layout()
+plt.show()
+
+# %%
+# The decision regions of the trained model, with the test points on top:
+# the boundaries follow the arms as they wind outwards.
+grid = torch.linspace(-1.3, 1.3, 200)
+gx, gy = torch.meshgrid(grid, grid, indexing="xy")
+with torch.no_grad():
+    points = torch.stack([gx.flatten(), gy.flatten()], dim=1)
+    region = trained(points).argmax(dim=1).reshape(gx.shape)
+fig, ax = plt.subplots(figsize=(4.5, 4.5))
+bands = [-0.5, 0.5, 1.5, 2.5]  # one band per class
+ax.contourf(gx, gy, region, levels=bands, cmap="Pastel1", alpha=0.8)
+ax.scatter(X_test[:, 0], X_test[:, 1], c=y_test, cmap="Set1", s=8, vmax=8)
+ax.set_xlabel("$x_1$")
+ax.set_ylabel("$x_2$")
+ax.set_title("Trained by HOGWILD, with test points")
+ax.set_aspect("equal")
+fig.tight_layout()
+plt.show()
+# sphinx_gallery_thumbnail_number = 2
+
+# %%
+# The temporary folder held the script and its results; we remove it.
+import shutil
+
+shutil.rmtree(folder)
+
+# %%
+# What to take away
+# -----------------
+# * ``share_memory_()`` copies a tensor into shared memory once; after that,
+#   processes that receive it write into the same storage.
+# * HOGWILD trains one shared model from several CPU processes without
+#   locks. For several GPUs or machines, synchronous data parallel training
+#   keeps every replica identical:
+#   :ref:`sphx_glr_lessons_advanced_08_distributed_data_parallel.py`.
+# * The default start method depends on the platform and Python version.
+#   Write workers as top-level functions and start them under
+#   ``if __name__ == "__main__":``, and the script runs under all three.
+# * ``DataLoader(num_workers=...)`` starts its workers with the same
+#   machinery and the same defaults:
+#   :ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py`.
