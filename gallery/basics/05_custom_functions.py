@@ -80,6 +80,9 @@ else:
     raise AssertionError("backward should have failed")
 
 # %%
+# The error names the saved tensor: it was saved at version 0, and the
+# in-place ``add_`` raised its version to 1.
+#
 # .. note:: Old code you may meet: ``class MyReLU(Function)`` with
 #    ``def forward(self, input)``, ``self.save_for_backward(...)`` and calls
 #    like ``MyReLU()(x)``. Such non-static "legacy" Functions kept per-call
