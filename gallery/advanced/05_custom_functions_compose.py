@@ -257,9 +257,9 @@ assert func[2] == 0 and comp[2] == t.nbytes
 # The composition makes four saves of only two storages: the input (saved
 # by ``clamp`` and ``abs``) and the intermediate :math:`e^{-|x|}` (saved by
 # ``exp`` as its result and by ``log1p`` as its input). Counting hook calls
-# would report twice as many tensors as there are. Its real extra cost is that one
-# intermediate, a tensor the size of the input kept alive until the
-# backward runs. The Function keeps only its output, which the caller holds
+# would report twice as many tensors as there are. Its real extra cost is
+# that one intermediate, a tensor the size of the input kept alive until
+# the backward runs. The Function keeps only its output, which the caller holds
 # anyway. Whether that matters depends on the model: for large activations
 # it can, for a two-layer toy it does not.
 #
