@@ -40,20 +40,14 @@ y = torch.randn(N, D_out).to(device)
 # ``x @ weight.T + bias``; ``nn.ReLU`` has no state at all.
 # ``nn.Sequential`` is itself a module: it feeds its input through its
 # children in the order given. ``.to(device)`` moves every weight inside
-# the model in one call.
-model = nn.Sequential(
-    nn.Linear(D_in, H),
-    nn.ReLU(),
-    nn.Linear(H, D_out),
-).to(device)
+# the model in one call. You run a module by calling it: ``model(x)`` runs
+# ``forward`` plus any hooks attached to the model (see
+# :ref:`sphx_glr_lessons_nn_08_hooks.py`), so avoid ``model.forward(x)``.
+# To show there is no magic, we unpack the three children and redo the
+# arithmetic by hand.
+model = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out))
+model.to(device)
 print(model)
-
-# %%
-# You run a module by calling it like a function. ``model(x)`` invokes the
-# model's ``forward`` method (plus any hooks attached to it, see
-# :ref:`sphx_glr_lessons_nn_08_hooks.py`), so call the model rather than
-# ``model.forward(x)``. To convince ourselves there is no magic, we unpack
-# the three children and redo the arithmetic by hand.
 y_pred = model(x)
 
 first, relu, second = model  # a Sequential can be indexed and iterated
@@ -67,12 +61,11 @@ print(f"output shape: {tuple(y_pred.shape)}")
 # %%
 # Parameters
 # ----------
-# The weights of a layer are ``nn.Parameter`` objects: ordinary tensors with
-# ``requires_grad=True`` that a module records as *its* learnable state the
-# moment they are assigned to it. ``named_parameters()`` walks the whole tree
-# of modules. Inside a ``Sequential`` the names are the children's positions,
-# which is why there is a ``0`` and a ``2`` but no ``1``: the ReLU owns
-# nothing.
+# The weights of a layer are ``nn.Parameter`` objects: tensors with
+# ``requires_grad=True`` that a module records as its learnable state.
+# ``named_parameters()`` walks the whole tree of modules. In a ``Sequential``
+# the names are the children's positions: ``0`` and ``2`` but no ``1``,
+# since the ReLU owns nothing.
 for name, p in model.named_parameters():
     shape = str(tuple(p.shape))
     print(f"{name:9s} shape={shape:12s} requires_grad={p.requires_grad}")
@@ -102,12 +95,10 @@ assert y_pred.std() < 0.5 * y.std()
 # %%
 # Loss functions
 # --------------
-# ``torch.nn`` also ships the usual losses as modules. ``nn.MSELoss`` compares
-# prediction and target element by element; its ``reduction`` argument says
-# how to combine the squared errors. We keep the sum of squares of the basics
-# lessons with ``reduction="sum"``; the default, ``"mean"``, divides by the
-# number of elements (here :math:`64 \times 10 = 640`), which also divides
-# every gradient by 640.
+# ``torch.nn`` also ships the usual losses as modules. ``nn.MSELoss`` squares
+# the differences; ``reduction="sum"`` keeps the sum of squares of the basics
+# lessons, while the default, ``"mean"``, divides by the number of elements
+# (here :math:`64 \times 10 = 640`), and so every gradient too.
 loss_fn = nn.MSELoss(reduction="sum")
 loss = loss_fn(y_pred, y)
 torch.testing.assert_close(loss, ((y_pred - y) ** 2).sum())
@@ -117,13 +108,10 @@ torch.testing.assert_close(mean_loss, loss / y.numel())
 print(f"sum of squares: {loss.item():.4f}   mean: {mean_loss.item():.4f}")
 
 # %%
-# .. note:: Old code you may meet: ``nn.MSELoss(size_average=False)``. The two
-#    booleans ``size_average`` and ``reduce`` were merged into the single
-#    ``reduction="none" | "mean" | "sum"`` argument because their four
-#    combinations were hard to read; ``size_average=False`` is
-#    ``reduction="sum"``. Likewise ``loss.data[0]`` is now ``loss.item()``,
-#    and the ``Variable(...)`` wrapper is gone: tensors track gradients
-#    themselves.
+# .. note:: Old code you may meet: ``nn.MSELoss(size_average=False)``. The
+#    booleans ``size_average`` and ``reduce`` were merged into ``reduction``;
+#    ``size_average=False`` is ``reduction="sum"``. Likewise ``loss.data[0]``
+#    is now ``loss.item()``, and the ``Variable(...)`` wrapper is gone.
 
 # %%
 # The state dict
@@ -142,17 +130,16 @@ initial_state = {name: t.clone() for name, t in state.items()}
 # %%
 # Gradients add up until you clear them
 # -------------------------------------
-# ``backward()`` *adds* into each parameter's ``.grad``; it never overwrites.
-# Two backward passes over the same batch give exactly twice the gradient of
-# one. ``model.zero_grad()`` clears the gradients of every parameter of the
-# model; by default it sets them to ``None`` (no memory held, and "no
-# gradient yet" is distinguishable from "a gradient of zero").
+# ``backward()`` *adds* into each parameter's ``.grad``: two backward passes
+# over the same batch give twice the gradient of one. ``model.zero_grad()``
+# clears the gradients of every parameter; by default it sets them to
+# ``None`` (no memory held, and "no gradient yet" differs from "zero").
 loss_fn(model(x), y).backward()
 once = first.bias.grad.clone()
 loss_fn(model(x), y).backward()
 torch.testing.assert_close(first.bias.grad, 2 * once)
-print(f"bias gradient norm after one backward: {once.norm():.4f}")
-print(f"bias gradient norm after two:          {first.bias.grad.norm():.4f}")
+print(f"bias grad norm: {once.norm():.2f} after one backward,")
+print(f"                {first.bias.grad.norm():.2f} after two")
 
 model.zero_grad()
 assert all(p.grad is None for p in model.parameters())
@@ -197,11 +184,10 @@ else:
 # statement is allowed and is exactly the update we want.
 #
 # .. note:: Old code you may meet: ``param.data -= lr * param.grad.data``.
-#    ``.data`` hands out an alias that autograd does not watch, so a mistake
-#    (changing a value that a pending backward still needs) silently gives
-#    wrong gradients. ``torch.no_grad()`` states the intent and keeps
-#    autograd's checks; an optimizer from ``torch.optim`` does the same for
-#    you (next lesson).
+#    ``.data`` is an alias autograd does not watch, so changing a value a
+#    pending backward still needs silently gives wrong gradients.
+#    ``torch.no_grad()`` keeps autograd's checks; ``torch.optim`` does the
+#    update for you (next lesson).
 
 # %%
 # Training
@@ -224,9 +210,7 @@ for t in range(500):
         for p in model.parameters():
             p -= learning_rate * p.grad
 
-assert losses[-1] < 1e-4 * losses[0], (
-    "the network should fit the random targets"
-)
+assert losses[-1] < 1e-4 * losses[0]  # it fits the random targets
 
 # %%
 # The loss falls by more than four orders of magnitude (the assert above):
@@ -239,26 +223,22 @@ ax.semilogy(losses)
 ax.set_xlabel("step")
 ax.set_ylabel("sum-of-squares loss (log scale)")
 ax.set_title("Two-layer nn.Sequential, manual gradient descent")
-ax.grid(True, which="both", alpha=0.3)
 plt.show()
 
 # %%
 # Restoring a snapshot
 # --------------------
-# The ``state`` dict taken before training has followed the weights as
-# they changed, while the cloned snapshot kept the starting values.
-# ``load_state_dict`` copies tensors into an existing model by name: a
-# freshly built ``Sequential`` has new random weights, and after loading the
-# snapshot it reproduces the very first loss. Before evaluating a model,
-# switch it to evaluation mode with ``eval()``; this one has no layer that
-# behaves differently there, but :ref:`sphx_glr_lessons_nn_03_custom_module.py`
-# meets layers that do.
+# The ``state`` dict followed the weights as they changed; the cloned
+# snapshot kept the starting values. ``load_state_dict`` copies tensors into
+# an existing model by name, and a fresh ``Sequential`` loaded with the
+# snapshot reproduces the very first loss. We evaluate it in evaluation mode
+# (``eval()``), a habit that matters for the layers of
+# :ref:`sphx_glr_lessons_nn_03_custom_module.py`.
 assert torch.equal(state["0.weight"], first.weight.detach())
 assert not torch.equal(initial_state["0.weight"], first.weight.detach())
 
-restored = nn.Sequential(
-    nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out)
-).to(device)
+restored = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out))
+restored.to(device)
 print(restored.load_state_dict(initial_state))
 restored.eval()
 with torch.no_grad():
