@@ -1,0 +1,300 @@
+"""
+GPU performance: timing, the caching allocator, pinned memory, mixed precision
+==============================================================================
+
+How to time work on an accelerator without fooling yourself, what the CUDA
+caching allocator does with freed memory, what pinned memory buys a
+host-to-device copy, and how to train with mixed precision on the dtype your
+hardware actually supports. Parts that only CUDA offers say so and are
+skipped elsewhere; the timing and autocast parts run on every machine.
+"""
+
+# %%
+# Setup
+# -----
+# Accelerators run asynchronously: a call queues work and returns. ``sync``
+# waits until the device has finished everything queued.
+import torch
+
+torch.manual_seed(0)
+if torch.accelerator.is_available():  # CUDA, MPS or XPU
+    device = torch.accelerator.current_accelerator()
+else:
+    device = torch.device("cpu")
+print(f"Running on: {device.type}")
+
+
+def sync(dev):
+    if dev.type != "cpu":
+        torch.accelerator.synchronize()
+
+
+# sphinx_gallery_tags = ["intermediate", "gpu", "performance"]
+
+# %%
+# Timing with synchronization
+# ---------------------------
+# Correct timing (1) warms up first, so one-time costs such as library
+# initialization and the first memory allocation are not counted, and (2)
+# synchronizes before reading the clock. We take the median of a few
+# repeats. ``torch.utils.benchmark.Timer`` does this bookkeeping for you.
+import statistics
+import time
+
+
+def median_ms(fn, dev, repeats=5):
+    fn()  # warm-up
+    sync(dev)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        sync(dev)
+        times.append(time.perf_counter() - start)
+    return 1e3 * statistics.median(times)
+
+
+# %%
+# A matrix product ``a @ b`` of two ``n x n`` float32 matrices costs
+# ``2 n^3`` floating-point operations. We time it on the CPU and, when there
+# is one, on the accelerator (4096 only there: it is slow on a CPU).
+devices = list(dict.fromkeys([torch.device("cpu"), device]))
+for dev in devices:
+    for n in [256, 1024] + ([4096] if dev.type != "cpu" else []):
+        a = torch.randn(n, n, device=dev)
+        b = torch.randn(n, n, device=dev)
+        ms = median_ms(lambda: a @ b, dev)
+        print(f"{dev.type:4s} n={n:4d}: {ms:8.3f} ms, ", end="")
+        print(f"{2 * n**3 / ms / 1e6:8.1f} GFLOP/s")
+
+# %%
+# Fixed overheads dominate small products, so throughput grows with ``n``.
+#
+# Watching the queue (CUDA only)
+# ------------------------------
+# CUDA *events* are markers in a stream's queue: ``record()`` queues one,
+# ``query()`` says whether the GPU has reached it yet, and
+# ``elapsed_time`` measures GPU time between two of them. We queue twenty
+# large products and ask, right after Python gets control back, whether the
+# GPU is done.
+if device.type == "cuda":
+    a = torch.randn(4096, 4096, device=device)
+    a @ a  # warm-up
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    host_start = time.perf_counter()
+    start.record()
+    for _ in range(20):
+        c = a @ a
+    end.record()
+    host_ms = 1e3 * (time.perf_counter() - host_start)
+    still_busy = not end.query()
+    end.synchronize()  # wait for the GPU to reach the end marker
+    gpu_ms = start.elapsed_time(end)
+    print(f"Python had control back after {host_ms:.1f} ms,")
+    print(f"GPU still busy then: {still_busy}, GPU time {gpu_ms:.1f} ms")
+    assert still_busy and end.query()
+else:
+    print(f"skipped on {device.type}: CUDA events are CUDA-only")
+
+# %%
+# A clock read without synchronizing would have measured only the queuing.
+#
+# The CUDA caching allocator (CUDA only)
+# --------------------------------------
+# Asking the driver for GPU memory and giving it back is slow and makes the
+# device wait, so PyTorch keeps freed blocks in a cache and hands them out
+# again. ``torch.cuda.memory_allocated()`` counts live tensors;
+# ``memory_reserved()`` counts what the cache holds from the driver (live
+# tensors plus free cached blocks). Both include whatever else this process
+# holds, so we take a baseline and report differences from it.
+MiB = 2**20
+if device.type == "cuda":
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()  # return free cached blocks to the driver
+    torch.cuda.reset_peak_memory_stats()
+    base_alloc = torch.cuda.memory_allocated()
+    base_res = torch.cuda.memory_reserved()
+    stages = []
+
+    def record(stage):
+        alloc = (torch.cuda.memory_allocated() - base_alloc) / MiB
+        res = (torch.cuda.memory_reserved() - base_res) / MiB
+        stages.append((alloc, res))
+        print(f"{stage:22s} allocated {alloc:+6.1f} MiB, reserved {res:+6.1f}")
+
+
+# %%
+# A 64 MiB tensor is created and deleted; then a loop allocates and frees a
+# tensor of the same size twenty times, as a training loop does.
+if device.type == "cuda":
+    block = torch.empty(64 * MiB // 4, device=device)  # 64 MiB of float32
+    record("64 MiB tensor")
+    del block
+    record("tensor deleted")
+    for _ in range(20):
+        block = torch.ones(64 * MiB // 4, device=device)
+        del block
+    record("20 alloc/free rounds")
+    peak = (torch.cuda.max_memory_allocated() - base_alloc) / MiB
+    torch.cuda.empty_cache()
+    record("empty_cache()")
+    print(f"peak allocated since the baseline: +{peak:.1f} MiB")
+    (a1, r1), (a2, r2), (a3, r3), (a4, r4) = stages
+    assert a1 == 64 and r1 >= 64 and a2 == 0 and r2 == r1  # freed, cached
+    assert r3 == r1 and peak == 64 and r4 <= 0  # reused, then returned
+else:
+    print(f"skipped on {device.type}: these memory counters are CUDA-only")
+
+# %%
+# Deleting the tensor drops *allocated* back to the baseline while
+# *reserved* stays: the block waits in the cache, and the twenty rounds
+# reuse it without asking the driver again. So creating tensors inside the
+# loop is fine; ``empty_cache()`` is rarely needed.
+#
+# Pinned memory (CUDA only)
+# -------------------------
+# A copy from ordinary (pageable) host memory is staged through a pinned
+# buffer; from pinned (page-locked) memory the GPU reads directly, and
+# ``non_blocking=True`` returns before the copy ends
+# (:ref:`sphx_glr_lessons_advanced_02_devices.py` explains the rules). We
+# time 64 MiB from each kind of memory; no winner is asserted.
+if device.type == "cuda":
+    pageable = torch.randn(64 * MiB // 4)
+    pinned = pageable.pin_memory()
+    for name, src in [("pageable", pageable), ("pinned", pinned)]:
+        ms = median_ms(lambda: src.to(device), device)
+        gb_per_s = 64 * MiB / ms / 1e6
+        print(f"64 MiB from {name:8s}: {ms:6.2f} ms, {gb_per_s:5.1f} GB/s")
+else:
+    print(f"skipped on {device.type}: pinned memory is shown on CUDA only")
+
+# %%
+# Is a ``non_blocking`` copy really still running when ``.to`` returns? An
+# event recorded right after it answers: ``query()`` is ``False`` while the
+# copy of 256 MiB is in flight, ``True`` once we have waited for it.
+if device.type == "cuda":
+    big = torch.ones(256 * MiB // 4).pin_memory()
+    torch.cuda.synchronize()
+    on_gpu = big.to(device, non_blocking=True)
+    copied = torch.cuda.Event()
+    copied.record()  # reached when the copy (queued before it) is done
+    in_flight = not copied.query()
+    copied.synchronize()
+    print(f"copy in flight when .to() returned: {in_flight}")
+    assert in_flight and copied.query() and bool(on_gpu.eq(1).all())
+
+# %%
+# On CUDA, the CPU was free to prepare the next batch while the copy ran;
+# that is what ``DataLoader(..., pin_memory=True)`` enables.
+#
+# Mixed precision: pick the dtype the hardware has
+# ------------------------------------------------
+# ``torch.autocast`` runs matrix products and convolutions in a 16-bit type
+# and keeps precision-sensitive operations in float32. Which type:
+#
+# * CUDA, compute capability 8.0 or more (A100, H100, RTX 30xx on): bfloat16,
+#   float32's exponent range, so no loss scaling.
+# * Older CUDA GPUs (T4 is 7.5, V100 7.0): float16 with a ``GradScaler``.
+#   ``torch.cuda.is_bf16_supported()`` says ``True`` on them too, but their
+#   tensor cores do float16, not bfloat16: there bf16 is emulated.
+# * MPS and XPU: float16 with a ``GradScaler``.
+# * CPU: bfloat16 only with native bf16 instructions (``avx512_bf16``,
+#   ``amx_bf16``), else float32. ``torch.backends.cpu.get_cpu_capability()``
+#   names the vector instruction set, not bf16 support, so we read the Linux
+#   CPU flags; on other systems the CPU path stays in float32.
+import pathlib
+
+amp_dtype, flags = torch.float16, set()
+if device.type == "cuda":
+    capability = torch.cuda.get_device_capability(device)
+    if capability >= (8, 0):
+        amp_dtype = torch.bfloat16
+elif device.type == "cpu":
+    cpuinfo = pathlib.Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        flags = set(cpuinfo.read_text().split())
+    print(f"CPU capability: {torch.backends.cpu.get_cpu_capability()}")
+    amp_dtype = torch.bfloat16
+use_amp = device.type != "cpu" or bool({"avx512_bf16", "amx_bf16"} & flags)
+use_scaler = use_amp and amp_dtype == torch.float16
+kind = str(amp_dtype).removeprefix("torch.") if use_amp else "float32 only"
+print(f"path taken on {device.type}: {kind}, GradScaler: {use_scaler}")
+
+# %%
+# What autocast does to each operation is the same on every device, and CPU
+# autocast in bfloat16 gives correct results on any CPU (only its speed
+# depends on native support), so we look at the rules on the CPU:
+import torch.nn.functional as F
+from torch import nn
+
+layer = nn.Linear(256, 128)
+inputs, labels = torch.randn(64, 256), torch.randint(0, 128, (64,))
+with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+    out_bf16 = layer(inputs)
+    loss = F.cross_entropy(out_bf16, labels)
+loss.backward()
+out_fp32 = layer(inputs)
+print(f"linear -> {out_bf16.dtype}, cross_entropy -> {loss.dtype}, ", end="")
+print(f"weight and its grad stay {layer.weight.grad.dtype}")
+assert out_bf16.dtype == torch.bfloat16 and loss.dtype == torch.float32
+assert layer.weight.dtype == layer.weight.grad.dtype == torch.float32
+torch.testing.assert_close(out_bf16.float(), out_fp32, rtol=2e-2, atol=2e-2)
+
+# %%
+# The parameters stay float32; autocast casts copies on the fly, and
+# bfloat16's 8 bits of precision keep the layer within about 2 % of float32.
+#
+# A training loop that works on every path: with ``enabled=False`` autocast
+# and the scaler pass everything through. The scaler multiplies the loss
+# before ``backward`` so small float16 gradients do not underflow, and
+# divides the gradients again before the step.
+torch.manual_seed(0)
+small = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
+small = small.to(device)
+opt = torch.optim.SGD(small.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler(device.type, enabled=use_scaler)
+xb = torch.randn(256, 32).to(device)
+yb = xb[:, :10].argmax(dim=1)  # a rule to learn: where the largest input is
+losses = []
+for step in range(30):
+    with torch.autocast(device.type, dtype=amp_dtype, enabled=use_amp):
+        loss = F.cross_entropy(small(xb), yb)
+    opt.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    losses.append(loss.item())
+print(f"{kind} on {device.type}: loss {losses[0]:.3f} -> {losses[-1]:.3f}")
+assert losses[-1] < 0.9 * losses[0]
+
+# %%
+# The loss falls on every path. Whether autocast is *faster* depends on the
+# hardware, so we measure it where the lesson chose to use it, and assert
+# nothing:
+if use_amp:
+    n = 4096 if device.type != "cpu" else 1024
+    a = torch.randn(n, n, device=device)
+
+    def autocast_matmul():
+        with torch.autocast(device.type, dtype=amp_dtype):
+            return a @ a
+
+    fp32_ms = median_ms(lambda: a @ a, device)
+    amp_ms = median_ms(autocast_matmul, device)
+    print(f"{n} matmul: float32 {fp32_ms:.2f} ms, {kind} {amp_ms:.2f} ms")
+else:
+    print("skipped: this CPU has no native bf16, so no autocast timing")
+
+# %%
+# The two numbers are what this machine measured on this run; measure on
+# yours before deciding that mixed precision pays.
+#
+# .. note:: Old code you may meet: ``torch.cuda.amp.autocast()`` and
+#    ``torch.cuda.amp.GradScaler()``, deprecated aliases of
+#    ``torch.autocast("cuda")`` and ``torch.amp.GradScaler("cuda")`` (the
+#    device became an argument), and NVIDIA's ``apex.amp``, which autocast
+#    replaced.
+#
+# Next: :ref:`sphx_glr_lessons_advanced_04_for_lua_torch_users.py`.
