@@ -50,8 +50,7 @@ class TwoLayerNet(nn.Module):
 
 net = TwoLayerNet(D_in, H, D_out).to(device)
 print(net)
-for name, p in net.named_parameters():
-    print(f"{name:15s} {tuple(p.shape)}")
+print(list(net.state_dict()))
 
 # %%
 # ``print`` lists the registered submodules, and ``named_parameters()`` and
@@ -112,21 +111,16 @@ assert torch.equal(net.linear1.weight, frozen_before)
 assert not torch.equal(net.linear2.weight, head_before)
 assert new_losses[-1] < 0.5 * new_losses[0]
 print(f"new targets: loss {new_losses[0]:.4g} -> {new_losses[-1]:.4g}")
-print("linear1 did not move")
-net.linear1.requires_grad_(True)  # unfreeze for what follows
 
 
 # %%
 # What gets registered, and what does not
 # ---------------------------------------
-# Assigning an ``nn.Module`` or an ``nn.Parameter`` to an attribute
-# registers it. Anything else is an ordinary Python attribute that the
-# module knows nothing about. Two classic traps: a **plain tensor**
-# attribute (a constant mask, a scale) is not saved in the state dict and
-# not converted by ``.to(...)``; a **Python list of layers** hides those
-# layers from ``parameters()``, the state dict and ``.to(...)``. The fixes
-# are ``self.register_buffer(name, tensor)`` for state that is not learned,
-# and ``nn.ModuleList`` (or ``nn.ModuleDict``) for containers of layers.
+# Assigning an ``nn.Module`` or ``nn.Parameter`` to an attribute registers
+# it; anything else is a plain Python attribute. So a **plain tensor** (a
+# mask, a scale) is not saved or converted, and a **Python list of layers**
+# hides them from ``parameters()``, the state dict and ``.to(...)``. The
+# fixes: ``register_buffer`` and ``nn.ModuleList`` (or ``nn.ModuleDict``).
 class Stack(nn.Module):
     def forward(self, h):
         for block in self.blocks:
@@ -149,10 +143,9 @@ class RegisteredStack(Stack):
 
 
 # %%
-# Both classes share one ``forward`` and differ only in how ``__init__``
-# stores the same parts. The forgetful one has no parameters and an empty
-# state dict; in the registered one the buffer ``scale`` is saved but not
-# trained.
+# The two classes differ only in how ``__init__`` stores the same parts. The
+# forgetful one has no parameters and an empty state dict; in the other,
+# the buffer ``scale`` is saved but not trained.
 forgetful, registered = ForgetfulStack(), RegisteredStack()
 for model in (forgetful, registered):
     print(f"{type(model).__name__}: state_dict {list(model.state_dict())}")
@@ -163,17 +156,15 @@ assert "scale" in registered.state_dict()
 assert "scale" not in dict(registered.named_parameters())
 
 # %%
-# Converting a module shows the difference at once. On a GPU machine the
-# trap is ``.to("cuda")``; converting to ``float64`` shows the same thing on
-# any machine. The registered module converts everything. The forgetful one
-# converts nothing and then fails on its first input.
+# Converting shows the difference (on a GPU machine the trap is
+# ``.to("cuda")``; ``float64`` shows it anywhere): the registered module
+# converts everything, the forgetful one nothing, and then fails.
 forgetful.to(torch.float64)
 registered.to(torch.float64)
 h = torch.randn(N, H, dtype=torch.float64)
-assert registered(h).dtype == torch.float64
-assert registered.scale.dtype == torch.float64
-assert forgetful.blocks[0].weight.dtype == torch.float32
-assert forgetful.scale.dtype == torch.float32
+assert registered(h).dtype == registered.scale.dtype == torch.float64
+w = forgetful.blocks[0].weight
+assert w.dtype == forgetful.scale.dtype == torch.float32
 try:
     forgetful(h)
 except RuntimeError as err:
@@ -185,10 +176,10 @@ else:
 # Training mode and evaluation mode
 # ---------------------------------
 # Some layers behave differently while training. **Dropout** zeroes a random
-# half of its inputs (for ``p=0.5``) and doubles the rest, so the expected
-# value is unchanged; in evaluation mode it passes its input through. Every
-# module carries a ``training`` flag; ``model.train()`` and ``model.eval()``
-# set it on the module and all its children.
+# half of its inputs (for ``p=0.5``) and doubles the rest, keeping the
+# expected value; in evaluation mode it passes its input through. Every
+# module has a ``training`` flag, which ``train()`` and ``eval()`` set on
+# the module and all its children.
 dropout = nn.Dropout(p=0.5)
 ones = torch.ones(1000, 100, device=device)
 
@@ -196,18 +187,29 @@ dropout.train()
 dropped = dropout(ones)
 assert set(dropped.unique().tolist()) <= {0.0, 2.0}
 assert abs(dropped.mean().item() - 1) < 0.02  # expected value kept
-print(f"train mode: {(dropped == 0).float().mean():.3f} of entries zeroed")
-
 dropout.eval()
 assert torch.equal(dropout(ones), ones)
-print("eval mode:  input passed through unchanged")
+
+# %%
+# A corner of both outputs, 12 samples by 30 features:
+import matplotlib.pyplot as plt
+
+shown = {"train(): zeroed or doubled": dropped, "eval(): passed through": ones}
+fig, axes = plt.subplots(1, 2, figsize=(8, 2.6), sharey=True)
+for ax, (title, values) in zip(axes, shown.items()):
+    image = ax.imshow(values[:12, :30].cpu(), vmin=0, vmax=2)
+    ax.set_title(title)
+    ax.set_xlabel("feature")
+axes[0].set_ylabel("sample")
+fig.colorbar(image, ax=axes, label="output of nn.Dropout(p=0.5)")
+plt.show()
 
 # %%
 # **Batch normalisation** standardises each feature. In training mode it
-# uses the mean and variance of the current batch, and updates running
-# averages of them, which are buffers (saved and moved with the model). In
-# evaluation mode it uses the running averages and leaves them alone, so a
-# sample's output no longer depends on the rest of the batch.
+# uses the batch's mean and variance and updates running averages of them
+# (momentum 0.1, from 0), which are buffers. In evaluation mode it uses the
+# running averages and leaves them alone, so a sample's output no longer
+# depends on the rest of the batch.
 bn = nn.BatchNorm1d(H).to(device)
 batch = 3 + 2 * torch.randn(N, H).to(device)  # features: mean 3, std 2
 
@@ -215,7 +217,6 @@ bn.train()
 out = bn(batch)
 zeros = torch.zeros(H, device=device)
 torch.testing.assert_close(out.mean(dim=0), zeros, atol=1e-5, rtol=0)
-# running mean: momentum 0.1 from a start at 0
 torch.testing.assert_close(bn.running_mean, 0.1 * batch.mean(dim=0))
 
 bn.eval()
