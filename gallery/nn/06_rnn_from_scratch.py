@@ -286,9 +286,7 @@ for ax in (ax1, ax2):
 ax1.plot(t[:seq_len], wave_noisy[:seq_len], ".", color="gray", label="noisy")
 ax1.plot(t[1 : seq_len + 1], one_step[:, 0, 0].cpu(), label="one step ahead")
 ax1.set_title("One-step-ahead predictions from noisy observations")
-ax2.plot(
-    t[seq_len:], continuation[:, 0].cpu(), "o-", ms=3, label="closed loop"
-)
+ax2.plot(t[seq_len:], continuation[:, 0].cpu(), "o-", label="closed loop")
 ax2.axvline(seq_len - 0.5, color="gray", ls=":")
 ax2.set_xlabel("time step")
 ax2.set_title("Continuing the wave on its own predictions")
