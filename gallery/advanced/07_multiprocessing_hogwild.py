@@ -15,9 +15,8 @@ with ``python`` and checks that two worker processes trained one model.
 # they run, and large ones split their work over a pool of *intra-op*
 # threads. What one process cannot do is run several Python training loops
 # at once: in standard CPython only one thread at a time runs Python code.
-# HOGWILD runs one training loop per process, and
-# :mod:`torch.multiprocessing` starts those processes: it is Python's
-# :mod:`multiprocessing` that can also send tensors to other processes.
+# HOGWILD runs one loop per process, started by :mod:`torch.multiprocessing`:
+# Python's :mod:`multiprocessing`, able to send tensors between processes.
 #
 # .. note:: Old code you may meet: Lua Torch ran HOGWILD with its
 #    ``threads`` package. PyTorch uses processes instead, because Python
@@ -44,9 +43,10 @@ assert not t.is_shared()
 t.share_memory_()
 shared_address = t.data_ptr()
 assert t.is_shared() and shared_address != private_address
+assert torch.equal(t, torch.arange(4.0))  # the values were copied over
 t.share_memory_()  # already shared: no second copy
 assert t.data_ptr() == shared_address
-print(f"values after the move: {t.tolist()}, shared: {t.is_shared()}")
+print(f"in shared memory: {t.is_shared()}, values: {t.tolist()}")
 
 # %%
 # How a child process starts, and why it matters
@@ -57,8 +57,8 @@ print(f"values after the move: {t.tolist()}, shared: {t.is_shared()}")
 #   parent and already holds every object the parent had. It starts fast,
 #   but only the forking thread exists in the clone, and a child cannot use
 #   CUDA once the parent has initialised it (PyTorch raises "Cannot
-#   re-initialize CUDA in forked subprocess"). Forked workers are fine as
-#   long as the parent has not initialised CUDA.
+#   re-initialize CUDA in forked subprocess"). Forked workers are fine if
+#   the parent has not initialised CUDA, or if they do not use it.
 # * ``spawn``: the child is a fresh interpreter. It imports the parent's
 #   main script under the name ``__mp_main__`` and receives the function to
 #   run and its arguments by pickling, so the function must be importable.
