@@ -197,12 +197,15 @@ assert f"start method: {expected}" in proc.stdout
 # code 0. To rebuild the model here we load the script's definitions with
 # :func:`runpy.run_path` under the name ``__mp_main__``, exactly as a
 # spawned child does: the functions are defined, but the guarded block does
-# not run, so no ``model`` is trained and no workers start.
+# not run, so no ``model`` is trained and no workers start. Then the
+# temporary folder can go.
 import runpy
+import shutil
 
 defs = runpy.run_path(str(script), run_name="__mp_main__")
 assert "train" in defs and "model" not in defs
 saved = torch.load(results, weights_only=True)
+shutil.rmtree(folder)
 losses = saved["losses"]
 X_test, y_test = defs["spirals"](200, seed=2)  # fresh points, same spirals
 trained = defs["make_model"]()
@@ -276,12 +279,6 @@ ax.set_aspect("equal")
 fig.tight_layout()
 plt.show()
 # sphinx_gallery_thumbnail_number = 2
-
-# %%
-# The temporary folder held the script and its results; we remove it.
-import shutil
-
-shutil.rmtree(folder)
 
 # %%
 # What to take away
