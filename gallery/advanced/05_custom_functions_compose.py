@@ -267,19 +267,16 @@ assert func[2] == 0 and comp[2] == t.nbytes
 # -------------------
 # At exactly :math:`x = 0`, autograd combines the conventions of ``clamp``
 # and ``abs`` there into a slope of 1, while the true derivative is
-# :math:`\sigma(0) = 0.5`, which the Function returns.
+# :math:`\sigma(0) = 0.5`, which the Function returns. At the other eight
+# points of the wide range, the composition's gradient passes
+# ``gradcheck``.
 zero = torch.zeros(1, dtype=torch.float64, device=f64_device)
 zero.requires_grad_()
 slope_composed = torch.autograd.grad(composed(zero).sum(), zero)[0].item()
-slope_func = torch.autograd.grad(StableSoftplus.apply(zero).sum(), zero)[
-    0
-].item()
+(slope_func,) = torch.autograd.grad(StableSoftplus.apply(zero).sum(), zero)
+slope_func = slope_func.item()
 print(f"slope at 0: composition {slope_composed}, Function {slope_func}")
 assert slope_composed == 1.0 and slope_func == 0.5
-
-# %%
-# At the other eight points of the wide range, from -800 to 800, the
-# composition's gradient is right: ``gradcheck`` passes there.
 away = wide.detach()[wide.detach() != 0].requires_grad_()
 assert gradcheck(composed, (away,))
 print("composition passes gradcheck away from 0")
