@@ -138,7 +138,7 @@ assert len(faces) == 18 and face["landmarks"].shape == (68, 2)
 # -----------------------------------------------------------
 # v2 has no "crop to this face" transform, so ``CropFace`` reads the box and
 # calls ``v2.functional.crop`` on image, points and box alike, with a square
-# around the box plus a margin (padded with black outside the photo).
+# around the box plus a margin.
 # ``v2.RandomHorizontalFlip`` mirrors every point, ``x`` to ``W - 1 - x``,
 # but after a mirror the eye on the picture's left is the former right eye:
 # point 36 must take the place of point 45, and so on. ``FlipFace`` adds
@@ -147,9 +147,7 @@ from torchvision.transforms import v2
 
 
 class CropFace(v2.Transform):
-    def __init__(self, margin=0.25):
-        super().__init__()
-        self.margin = margin
+    margin = 0.25  # of the box's side, added on each side
 
     def make_params(self, flat_inputs):
         boxes = [x for x in flat_inputs if type(x) is tv_tensors.BoundingBoxes]
@@ -187,8 +185,7 @@ class FlipFace(v2.RandomHorizontalFlip):
 # Is the table right? On an upright face, certain points lie left of their
 # partners: the picture-left eye left of the other eye, jaw point 0 left of
 # point 16, mouth corner 48 left of 54, nostril 31 left of 35. ``FlipFace``
-# must keep all of that true on every face, while a plain mirror makes every
-# one false.
+# must keep all of that true on every face; a plain mirror makes it false.
 PAIRS = [(slice(36, 42), slice(42, 48)), (0, 16), (48, 54), (31, 35)]
 
 
@@ -308,7 +305,7 @@ plt.show()
 # on each marked face and check the markers after the whole chain.
 augment = v2.Compose(
     [
-        CropFace(0.25),
+        CropFace(),
         ResizeFace((128, 128)),
         v2.RandomCrop(112),
         FlipFace(),
