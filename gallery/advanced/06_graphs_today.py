@@ -71,12 +71,12 @@ curves["PyTorch eager"], step_times["PyTorch eager"] = train_torch(torch_loss)
 # %%
 # ``torch.compile``
 # -----------------
-# ``torch.compile`` runs the function's Python code once while recording
-# the tensor operations into a graph, derives a backward graph for it, and
-# hands both to a *backend*. The default backend, ``inductor``, generates
-# and compiles C++ (or GPU) kernels, which takes far longer than this small
-# network takes to train, so we use ``aot_eager``: it captures both graphs
-# the same way but runs them with PyTorch's ordinary kernels.
+# On the first call, ``torch.compile`` follows the function's Python code,
+# recording its tensor operations into a graph; it derives a backward graph
+# and hands both to a *backend*. The default, ``inductor``, generates and
+# compiles C++ (or GPU) kernels, which takes far longer than this network
+# takes to train, so we use ``aot_eager``: it captures both graphs the same
+# way but runs them with PyTorch's ordinary kernels.
 compiled = torch.compile(torch_loss, backend="aot_eager")
 curves["torch.compile"], step_times["torch.compile"] = train_torch(compiled)
 for name, curve in curves.items():
@@ -207,19 +207,20 @@ counts = []
 for depth in [1, 2, 3, 2, 1]:
     compiled_repeat(positive, depth)
     counts.append(len(graphs))
-print(f"graphs after calls with depth 1, 2, 3, 2, 1: {counts}")
-assert counts == [1, 2, 3, 3, 3]
+n_ops = [sum(n.op == "call_function" for n in g.graph.nodes) for g in graphs]
+print(f"graphs after depths 1, 2, 3, 2, 1: {counts}; ops in each: {n_ops}")
+assert counts == [1, 2, 3, 3, 3] and n_ops == [1, 2, 3]
 
 # %%
-# Three distinct values, three graphs; values seen before reused theirs.
+# Three distinct values, three graphs, each with the loop unrolled into
+# ``depth`` operations; values seen before reused their graph.
 #
 # TensorFlow 2: ``tf.function``
 # -----------------------------
 # We import TensorFlow only after ``torch.compile`` has loaded its compiler
 # libraries: loading the two frameworks' native libraries in the other
-# order in one process can conflict. The environment variables hide its
-# C++ log messages and switch off its oneDNN custom operations (which can
-# change float rounding and speed) and their notice.
+# order in one process can conflict. The environment variables are those
+# of :ref:`sphx_glr_lessons_basics_06_static_vs_dynamic_graphs.py`.
 import os
 
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
@@ -344,7 +345,6 @@ plt.show()
 # -------
 # Both compilers capture a graph by running Python once, and agree with
 # eager mode. A branch on a tensor's value splits PyTorch's graph unless
-# written with ``torch.cond``; AutoGraph turns a loop over a tensor into a
-# graph loop. Python numbers are constants of a captured graph, so new
-# values recompile or retrace. Whether capture pays off depends on the
-# model, the backend and the machine: measure.
+# written with ``torch.cond``; AutoGraph makes a tensor loop a graph loop.
+# Python numbers are constants of a captured graph: new values recompile or
+# retrace. Whether capture pays off depends on model, backend and machine.

@@ -41,7 +41,7 @@ w2_np = rng.standard_normal((H, D_out))
 # %%
 # Importing TensorFlow
 # --------------------
-# TensorFlow reads two environment variables when it is imported:
+# Two environment variables, set before the import, configure TensorFlow:
 # ``TF_CPP_MIN_LOG_LEVEL=3`` hides its C++ log messages (some builds still
 # print a line or two while loading, before the setting is read), and
 # ``TF_ENABLE_ONEDNN_OPTS=0`` switches off its oneDNN custom operations
