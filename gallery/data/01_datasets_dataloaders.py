@@ -52,7 +52,9 @@ print(f"x_np: {x_np.shape} {x_np.dtype}, y_np: {y_np.shape} {y_np.dtype}")
 # copied, and a change to one is visible in the other (:func:`torch.tensor`
 # always copies). :class:`~torch.utils.data.TensorDataset` returns, for index
 # ``i``, the tuple of the ``i``-th rows of its tensors; those rows are views,
-# so the dataset adds no copy either.
+# so the dataset adds no copy either. 1,024 is not a multiple of 100, so
+# with ``batch_size=100`` the last batch is short; ``drop_last=True`` drops
+# it.
 from torch.utils.data import DataLoader, TensorDataset
 
 x, y = torch.from_numpy(x_np), torch.from_numpy(y_np)
@@ -65,17 +67,10 @@ xi, yi = dataset[3]
 assert len(dataset) == N
 assert xi.data_ptr() == x[3].data_ptr()  # a view into x, not a copy
 print(f"dataset[3] -> x {tuple(xi.shape)} {xi.dtype}, y {tuple(yi.shape)}")
-
-# %%
-# 1,024 is not a multiple of 100, so the last batch is short;
-# ``drop_last=True`` drops it, which helps when a layer such as batch norm
-# dislikes tiny batches.
 sizes = [len(xb) for xb, yb in DataLoader(dataset, batch_size=100)]
-dropped = DataLoader(dataset, batch_size=100, drop_last=True)
-print(f"{len(sizes)} batches, the last of size {sizes[-1]}")
-print(f"drop_last=True: {len(dropped)} batches")
+print(f"batch_size=100: {len(sizes)} batches, the last of {sizes[-1]}")
 assert sizes[-1] == 24 and sum(sizes) == N
-assert [len(xb) for xb, yb in dropped] == [100] * 10
+assert len(DataLoader(dataset, batch_size=100, drop_last=True)) == 10
 
 # %%
 # Shuffling, reproducibly
@@ -93,7 +88,7 @@ def epoch_order(loader):
 
 def shuffled(data, seed, batch_size=100, **options):
     gen = torch.Generator().manual_seed(seed)
-    return DataLoader(data, batch_size, True, generator=gen, **options)
+    return DataLoader(data, batch_size, shuffle=True, generator=gen, **options)
 
 
 loader_a, loader_b = shuffled(index_set, 7), shuffled(index_set, 7)
@@ -124,7 +119,7 @@ assert set(train_set.indices).isdisjoint(val_set.indices)
 # ---------------------------------------
 # By default the loader calls ``dataset[i]`` once per sample and then stacks
 # the rows. When the samples are small, say a table of 16,384 rows of 10
-# numbers, that per-sample Python work costs more than the data itself. A
+# numbers, that per-sample Python work can cost more than the data. A
 # dataset that can be indexed with a list, such as a ``TensorDataset``, can
 # instead receive one list of indices per batch: pass a
 # :class:`~torch.utils.data.BatchSampler` as ``sampler`` and
@@ -248,10 +243,9 @@ if use_workers:
 # The familiar network, trained with mini-batches: an outer loop over epochs,
 # an inner loop over the loader. After each epoch, ``model.eval()`` and one
 # pass over each split under :func:`torch.no_grad`. A copy from CPU to a
-# CUDA GPU is faster, and can overlap with compute (``non_blocking=True``),
-# when the CPU tensor sits in page-locked ("pinned") memory;
-# ``pin_memory=True`` makes the loader put batches there. We ask for it only
-# when the device is a CUDA GPU.
+# CUDA GPU can overlap with compute (``non_blocking=True``) only when the
+# CPU tensor sits in page-locked ("pinned") memory; ``pin_memory=True``
+# makes the loader put batches there. We ask for it only on a CUDA GPU.
 from torch import nn
 
 model = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out))
@@ -277,6 +271,9 @@ def mean_loss(loader):
     return total / len(loader.dataset)
 
 
+# %%
+# The loop; the loss on each split is measured before training and after
+# each epoch.
 model.eval()
 history = {name: [mean_loss(ld)] for name, ld in eval_loaders.items()}
 for epoch in range(10):
