@@ -124,7 +124,7 @@ plt.show()
 # size 1 with ``unsqueeze(0)``. (``nn.Conv2d`` alone also accepts an
 # unbatched 3-D input, but our ``forward`` flattens from dimension 1 on,
 # which assumes a batch dimension.) Samples in a batch do
-# not interact: one image scores what it scored in the batch.
+# not interact: one image scores what it scored in the batch (to rounding).
 net.eval()  # no dropout or batch norm here, but evaluate in eval mode
 with torch.no_grad():
     batch = torch.randn(4, 1, 32, 32, device=device)  # four random "images"
@@ -136,7 +136,8 @@ print(f"batch: {tuple(batch.shape)} -> {tuple(out.shape)}")
 print(
     f"one sample: {tuple(image.unsqueeze(0).shape)} -> {tuple(single.shape)}"
 )
-torch.testing.assert_close(single, out[2:3])
+# equal up to rounding: a GPU may pick other kernels for another batch size
+torch.testing.assert_close(single, out[2:3], rtol=1e-4, atol=1e-5)
 assert unbatched.shape == (6, 28, 28)
 
 # %%
