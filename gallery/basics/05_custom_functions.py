@@ -155,9 +155,9 @@ for g_ours, g_builtin in zip(ours, builtin):
 print("MyReLU gives the same gradients as clamp(min=0)")
 
 # %%
-# Both weight gradients agree with the built-in to float64 precision. Now
-# the same gradient-descent loop as before, with ``MyReLU.apply`` as the
-# activation.
+# Both weight gradients agree with the built-in's, within
+# ``assert_close``'s float64 tolerance. Now the same gradient-descent loop
+# as before, with ``MyReLU.apply`` as the activation.
 
 
 def train(activation, steps=500, learning_rate=5e-7):
