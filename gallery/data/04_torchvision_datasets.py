@@ -222,6 +222,7 @@ images, labels = next(iter(loader))
 print(f"batch: images {tuple(images.shape)} {images.dtype}")
 assert images.shape == (32, 3, 32, 32) and labels.shape == (32,)
 
+# sphinx_gallery_thumbnail_number = 2
 pad, tile = 8, 32 + 8
 grid = make_grid(for_display(images[:16]), nrow=8, padding=pad, pad_value=1)
 fig, ax = plt.subplots(figsize=(9, 3.2))
