@@ -95,6 +95,10 @@ print(f"{len(SHA256)} files, each matching its SHA-256 hash")
 # :class:`~torchvision.tv_tensors.BoundingBoxes`; the last two carry the
 # size of the photo they belong to (``canvas_size``). Photos are read as
 # RGB, so a grayscale photo would get three channels like the others.
+#
+# .. note:: Old code you may meet: hand-written ``Rescale``, ``RandomCrop``
+#    and ``ToTensor`` classes that change a NumPy image and adjust the
+#    landmarks by hand. ``transforms.v2`` moves ``KeyPoints`` itself.
 import xml.etree.ElementTree as ET
 
 from torchvision import tv_tensors
@@ -228,10 +232,8 @@ def add_markers(sample):
 def gap(sample):
     """Largest distance, in pixels, between a marker and its landmark."""
     markers = sample["image"][3:]
-    ys, xs = (
-        torch.arange(markers.shape[1])[:, None],
-        torch.arange(markers.shape[2]),
-    )
+    h, w = markers.shape[1:]
+    ys, xs = torch.arange(h)[:, None], torch.arange(w)
     weight = markers.sum(dim=(1, 2))
     centres = [(markers * c).sum(dim=(1, 2)) / weight for c in (xs, ys)]
     centres = torch.stack(centres, dim=1)
