@@ -99,8 +99,8 @@ fig.tight_layout()
 plt.show()
 
 # %%
-# Height grows along each sequence (asserted above), so the model reads how
-# the cloud's cross-section changes from bottom to top.
+# Height grows along each sequence (asserted above): the LSTM meets every
+# cloud's points from bottom to top.
 #
 # The model: ``nn.LSTM`` over the whole sequence
 # -----------------------------------------------
@@ -154,10 +154,8 @@ print(f"last batch loss {loss.item():.3f}, test accuracy {test_acc:.3f}")
 assert test_acc > 0.65, "the LSTM should beat guessing (0.25) by far"
 
 # %%
-# Test accuracy is far above the 25 % of guessing: the order in which the
-# scanner meets the points carries the shape.
-
-# %%
+# Test accuracy is far above the 25 % of guessing.
+#
 # The same computation one step at a time with ``nn.LSTMCell``
 # -------------------------------------------------------------
 # ``nn.LSTMCell`` does one step: ``x_t``, ``(batch, 3)``, and ``(h, c)``,
@@ -207,8 +205,8 @@ torch.testing.assert_close(step_c, fused_c[0])
 #    ``Variable``, feeding the old ``cx`` back. A 2-D input is one
 #    *unbatched* sequence and 3-D states for it are an error (below); a stale
 #    ``cx`` loses the memory, a random start gives random outputs, ``.cuda()``
-#    ties code to CUDA, ``Variable`` is gone. Use ``nn.LSTMCell``, feed
-#    ``(h, c)`` back, start from zeros.
+#    ties code to CUDA, and ``Variable`` is not needed (tensors carry
+#    autograd). Use ``nn.LSTMCell``, feed ``(h, c)`` back, start from zeros.
 step_input = x_test[:4, 0]  # one time step of a batch of 4: (4, 3)
 hx = cx = torch.zeros(1, 4, 32)  # (layers, batch, hidden), as the old loop
 try:
