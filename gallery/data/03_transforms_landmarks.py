@@ -24,28 +24,20 @@ else:
     device = torch.device("cpu")
 print(f"Running on: {device.type}")
 
-# dlib's example faces, each file pinned by its SHA-256 hash and a commit:
+# The training half of dlib's example faces (18 faces in four photos), each
+# file pinned by its SHA-256 hash and a commit of dlib's repository:
 PHOTOS = """\
 2007_007763 17d9897dd55d38179f51dc18371b3f4495a606aaa2846e25a3cb6a58b3a97c89
 2008_001009 2509864113a286bf245161d0317a18c38b6a6641135969847a7e59dff359c52c
-2008_001322 2ea5a60f5347baab8da6eccce43b0320d63da1368d7710fb15cbff8a790bc626
 2008_002079 f929bdf416d756b37eb90c119b892eba5d21041b134883e18d827bce641fb48f
-2008_002470 14b543e3ac55b497aaaba9dc03a39be04c8ae670851b3f78f9f5adb08295d780
-2008_002506 ede6804edf0ec005144ffe7f0f2b56bd2aa1d21beee79d29f72cb16ead19a447
-2008_004176 92a075f5e1d279f009ab4809592aaf0109e429adf3266e5aa8ce2755730b41c2
-2008_007676 09a0e07d6fb3b4276e73b9f6450b5c69d97d3e3b75807948caf6defd40260e6f
-2009_004587 2dc5d52a5388499cf912d7d99dc9d05e4bec7651153331f40e81ae4813bb317c"""
+2008_001322 2ea5a60f5347baab8da6eccce43b0320d63da1368d7710fb15cbff8a790bc626"""
 SHA256 = {f"{s}.jpg": h for s, h in map(str.split, PHOTOS.splitlines())}
 SHA256["training_with_face_landmarks.xml"] = (
     "d7895a98681f5e3818fb5d95cd75fdeba7c0e0c74cc9b22193df2909eb8f6ce5"
 )
-SHA256["testing_with_face_landmarks.xml"] = (
-    "b45d736ab07016dd552a95cedb569a5e1f0c4dacf9ba6db60861fec55c05c57e"
-)
 COMMIT = {  # commits of github.com/davisking/dlib
     "photos": "43ce7908b9a9d19955ddb35a6e83da8e413dd98f",
     "training": "c3b5fdefd05f0462057b9b7bf95c899e22eadac8",
-    "testing": "16500906b0cdcb51a09db9879c4afcf8190009f3",
 }
 # sphinx_gallery_tags = ["intermediate", "data", "real data", "vision"]
 
