@@ -65,10 +65,8 @@ assert net.to(device) is net  # in place: the same module comes back
 assert net.linear.weight is weight  # same Parameter, data on the new device
 assert net.linear.weight.device.type == net.shift.device.type == device.type
 assert net.scale.device.type == "cpu"
-print(
-    f"weight: {weight.device.type}, buffer: {net.shift.device.type}, ", end=""
-)
-print(f"plain attribute: {net.scale.device.type}")
+where = [t.device.type for t in (weight, net.shift, net.scale)]
+print("weight, buffer, plain attribute on: " + ", ".join(where))
 
 # %%
 # The plain attribute stayed behind on the CPU.
@@ -76,9 +74,9 @@ print(f"plain attribute: {net.scale.device.type}")
 # Mixing devices is an error
 # --------------------------
 # An operation needs all its tensors on one device (a 0-dimensional CPU
-# tensor is an exception, checked in the last line).
-# With an accelerator we mix it with the CPU; on a CPU-only machine we use
-# the ``"meta"`` device, which has shapes but no data, to see the same rule.
+# tensor is an exception, checked in the last lines). With an accelerator we
+# mix it with the CPU; on a CPU-only machine we use the ``"meta"`` device,
+# which has shapes but no data, to see the same rule.
 other = device if device.type != "cpu" else torch.device("meta")
 try:
     torch.ones(3) + torch.ones(3, device=other)
@@ -86,9 +84,8 @@ except RuntimeError as err:
     print(f"raised RuntimeError: {err}")
 else:
     raise AssertionError("mixing devices should have failed")
-assert (
-    torch.tensor(2.0) * torch.ones(3, device=other)
-).device.type == other.type
+scaled = torch.tensor(2.0) * torch.ones(3, device=other)  # 0-dim CPU: fine
+assert scaled.device.type == other.type
 
 # %%
 # The same error hits a module whose plain attribute was left behind: the
@@ -125,14 +122,13 @@ print(f"output on {y.device.type}: {[round(v, 4) for v in y[0].tolist()]}")
 # %%
 # To read a result back, use ``.item()`` for one number, ``.tolist()`` for a
 # small tensor and ``.cpu().numpy()`` for an array: ``.numpy()`` works only
-# on CPU tensors.
-if device.type != "cpu":
-    try:
-        y.detach().numpy()
-    except TypeError as err:
-        print(f"raised TypeError: {err}")
-    else:
-        raise AssertionError(".numpy() on an accelerator should have failed")
+# on CPU tensors (``other`` is the accelerator, or ``"meta"`` on a CPU).
+try:
+    torch.ones(2, device=other).numpy()
+except TypeError as err:
+    print(f"raised TypeError: {err}")
+else:
+    raise AssertionError(".numpy() off the CPU should have failed")
 array = y.detach().cpu().numpy()
 print(f"as a NumPy array: shape {array.shape}, dtype {array.dtype}")
 
@@ -208,8 +204,8 @@ print(f"loaded onto the CPU and onto {device.type}: same outputs")
 # ``non_blocking=True``.
 
 # %%
-# Pinning is shown on CUDA only (it needs a CUDA driver); how much it saves
-# is measured in :ref:`sphx_glr_lessons_advanced_03_gpu_performance.py`.
+# Pinning is shown on CUDA only; how much it saves is measured in
+# :ref:`sphx_glr_lessons_advanced_03_gpu_performance.py`.
 if device.type == "cuda":
     batch = torch.randn(256, 4)
     pinned = batch.pin_memory()  # a pinned copy
@@ -227,11 +223,10 @@ else:
 # Without the ``synchronize`` the CPU could read ``back`` before the copy
 # has written it.
 #
-# .. note:: Old code you may meet: ``nn.DataParallel(model)`` (or a
-#    non-existent ``torch.nn.Parallel``) to use several GPUs. One process
-#    copies the model to every GPU on every forward pass; the PyTorch docs
-#    recommend ``DistributedDataParallel`` instead, one process per GPU,
-#    even on one machine:
+# .. note:: Old code you may meet: ``nn.DataParallel(model)`` to use
+#    several GPUs. One process copies the model to every GPU on every
+#    forward pass; the PyTorch docs recommend ``DistributedDataParallel``
+#    instead, one process per GPU, even on one machine:
 #    :ref:`sphx_glr_lessons_advanced_08_distributed_data_parallel.py`.
 #
 # Summary
