@@ -285,9 +285,8 @@ print(f"landmarks {tuple(raw_batch['landmarks'].shape)}")
 assert raw_batch["landmarks"].shape == (4, N_POINTS, 2)
 
 # %%
-# The other way out is to make every sample the same size, with transforms
-# that move the landmarks along with the pixels: the subject of the next
-# lesson.
+# The other way out, transforms that make every sample the same size and
+# move the landmarks with the pixels, is the subject of the next lesson.
 #
 # Bad rows get clear errors
 # -------------------------
@@ -317,28 +316,26 @@ def on_page(message):
 # A missing photo (row 5), a landmark that is not a number (``x01`` of row
 # 7) and a row that lost its last field (row 11):
 cases = [
-    ("Missing image", "lost.csv", 5, lambda f: ["lost.jpg", *f[1:]]),
-    ("Malformed row", "nan.csv", 7, lambda f: f[:8] + ["107px"] + f[9:]),
-    ("Malformed row", "too_short.csv", 11, lambda f: f[:-1]),
+    ("Missing image", 5, lambda f: ["lost.jpg", *f[1:]], FileNotFoundError),
+    ("Malformed row", 7, lambda f: f[:8] + ["107px"] + f[9:], ValueError),
+    ("Malformed row", 11, lambda f: f[:-1], ValueError),
 ]
-for kind, name, row, edit in cases:
-    path = broken_copy(name, row, edit)
+for kind, row, edit, error in cases:
+    path = broken_copy(f"broken_row_{row}.csv", row, edit)
     try:
         FaceLandmarks(path, faces_dir)[row]
     except (FileNotFoundError, ValueError) as err:
         message = str(err)
         print(f"{kind} error: {on_page(message)}")
+        assert type(err) is error
     else:
-        raise AssertionError(f"{name} should have been refused")
+        raise AssertionError(f"{path.name} should have been refused")
     assert str(path) in message and f"row {row} " in message
-
-# %%
-# Each message says which file, which row (and line), and what is wrong
-# there. Finally we delete the temporary folder with its CSV files.
-work.cleanup()
+work.cleanup()  # delete the temporary folder and its CSV files
 assert not work_dir.exists()
 
 # %%
-# Next, :ref:`sphx_glr_lessons_data_03_transforms_landmarks.py` crops,
+# Each message says which file, which row (and line), and what is wrong
+# there. Next, :ref:`sphx_glr_lessons_data_03_transforms_landmarks.py` crops,
 # resizes and flips these faces with ``torchvision.transforms.v2``, moving
 # the landmarks with the pixels.
