@@ -2,11 +2,10 @@
 GPU performance: timing, the caching allocator, pinned memory, mixed precision
 ==============================================================================
 
-How to time work on an accelerator without fooling yourself, what the CUDA
-caching allocator does with freed memory, what pinned memory buys a
-host-to-device copy, and how to train with mixed precision on the dtype your
-hardware actually supports. Parts that only CUDA offers say so and are
-skipped elsewhere; the timing and autocast parts run on every machine.
+Timing work on an accelerator without fooling yourself, the CUDA caching
+allocator, pinned-memory copies, and mixed precision in the dtype your
+hardware supports. CUDA-only parts say so and are skipped elsewhere; the
+timing and autocast parts run on every machine.
 """
 
 # %%
@@ -68,7 +67,9 @@ for dev in devices:
         print(f"{2 * n**3 / ms / 1e6:8.1f} GFLOP/s")
 
 # %%
-# Fixed overheads dominate small products, so throughput grows with ``n``.
+# Compare the GFLOP/s column: where fixed overheads dominate, small products
+# reach only a fraction of large ones' throughput. These are this run's
+# numbers, not a benchmark.
 #
 # Watching the queue (CUDA only)
 # ------------------------------
@@ -159,7 +160,9 @@ else:
 # buffer; from pinned (page-locked) memory the GPU reads directly, and
 # ``non_blocking=True`` returns before the copy ends
 # (:ref:`sphx_glr_lessons_advanced_02_devices.py` explains the rules). We
-# time 64 MiB from each kind of memory; no winner is asserted.
+# time 64 MiB from each kind of memory (no winner is asserted), then check
+# that a ``non_blocking`` copy of 256 MiB is still running when ``.to``
+# returns: an event recorded right after it is not yet reached.
 if device.type == "cuda":
     pageable = torch.randn(64 * MiB // 4)
     pinned = pageable.pin_memory()
@@ -167,14 +170,6 @@ if device.type == "cuda":
         ms = median_ms(lambda: src.to(device), device)
         gb_per_s = 64 * MiB / ms / 1e6
         print(f"64 MiB from {name:8s}: {ms:6.2f} ms, {gb_per_s:5.1f} GB/s")
-else:
-    print(f"skipped on {device.type}: pinned memory is shown on CUDA only")
-
-# %%
-# Is a ``non_blocking`` copy really still running when ``.to`` returns? An
-# event recorded right after it answers: ``query()`` is ``False`` while the
-# copy of 256 MiB is in flight, ``True`` once we have waited for it.
-if device.type == "cuda":
     big = torch.ones(256 * MiB // 4).pin_memory()
     torch.cuda.synchronize()
     on_gpu = big.to(device, non_blocking=True)
@@ -184,6 +179,8 @@ if device.type == "cuda":
     copied.synchronize()
     print(f"copy in flight when .to() returned: {in_flight}")
     assert in_flight and copied.query() and bool(on_gpu.eq(1).all())
+else:
+    print(f"skipped on {device.type}: pinned memory is shown on CUDA only")
 
 # %%
 # On CUDA, the CPU was free to prepare the next batch while the copy ran;
@@ -223,9 +220,9 @@ kind = str(amp_dtype).removeprefix("torch.") if use_amp else "float32 only"
 print(f"path taken on {device.type}: {kind}, GradScaler: {use_scaler}")
 
 # %%
-# What autocast does to each operation is the same on every device, and CPU
-# autocast in bfloat16 gives correct results on any CPU (only its speed
-# depends on native support), so we look at the rules on the CPU:
+# We look at what autocast does on the CPU, where bfloat16 autocast gives
+# correct results on any CPU (only its speed depends on native support).
+# Other devices follow the same scheme; their op lists differ in detail.
 import torch.nn.functional as F
 from torch import nn
 
@@ -293,8 +290,7 @@ else:
 #
 # .. note:: Old code you may meet: ``torch.cuda.amp.autocast()`` and
 #    ``torch.cuda.amp.GradScaler()``, deprecated aliases of
-#    ``torch.autocast("cuda")`` and ``torch.amp.GradScaler("cuda")`` (the
-#    device became an argument), and NVIDIA's ``apex.amp``, which autocast
-#    replaced.
+#    ``torch.autocast("cuda")`` and ``torch.amp.GradScaler("cuda")``, and
+#    NVIDIA's ``apex.amp``, which autocast replaced.
 #
 # Next: :ref:`sphx_glr_lessons_advanced_04_for_lua_torch_users.py`.
