@@ -152,13 +152,12 @@ assert counts.to(torch.float32).dtype == torch.float32  # only this converts
 #
 # Threads and processes instead of ``threads``
 # --------------------------------------------
-# Lua Torch used the ``threads`` package for parallel data loading and
-# Hogwild training. In PyTorch one operation can run on several C++ threads
-# (``torch.get_num_threads()``), and operations release Python's interpreter
-# lock (GIL) while they compute, so other Python threads keep running; in a
-# standard CPython build, Python code itself runs one thread at a time. To
-# see both, we let Python switch threads only once a second (restored
-# afterwards) and count the main thread's steps while a worker computes:
+# Lua Torch used the ``threads`` package. In PyTorch one operation can run
+# on several C++ threads (``torch.get_num_threads()``), and operations
+# release Python's interpreter lock (GIL) while they compute, so other Python
+# threads keep running; in a standard CPython build, Python code runs one
+# thread at a time. To see both, Python may switch threads only once a
+# second here (restored after); we count the main thread's steps meanwhile:
 import sys
 import threading
 
@@ -177,7 +176,7 @@ old_interval = sys.getswitchinterval()
 sys.setswitchinterval(1.0)
 try:
     torch_steps = main_thread_steps(lambda: big @ big)
-    python_steps = main_thread_steps(lambda: sum(i * i for i in range(10**6)))
+    python_steps = main_thread_steps(lambda: sum(i * i for i in range(10**5)))
 finally:
     sys.setswitchinterval(old_interval)
 print(f"intra-op threads: {torch.get_num_threads()}")
@@ -189,7 +188,8 @@ assert torch_steps > 0 and python_steps == 0
 # The matmul let the main thread run; the Python loop did not. So
 # Python-heavy work (decoding samples, Hogwild loops) runs in processes
 # (``DataLoader(num_workers=...)``, ``torch.multiprocessing``), and
-# ``share_memory_()`` copies a tensor into shared memory once, for all.
+# ``share_memory_()`` copies a tensor into shared memory once, to be used by
+# all of them.
 params = torch.zeros(4)
 before = params.data_ptr()
 params.share_memory_()  # copies the storage into shared memory, in place
