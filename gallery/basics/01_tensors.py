@@ -3,307 +3,273 @@ Tensors: the array at the heart of PyTorch
 ==========================================
 
 A tensor is an n-dimensional array of numbers of one type, much like a NumPy
-array, that can also live on a GPU. This lesson makes tensors in several ways,
-does arithmetic on them, cuts them up, changes their shape and type, passes
-them to and from NumPy without copying, and moves them to a GPU when one is
-present.
-
-.. tags:: beginner, tensors, numpy
+array, that can also live on an accelerator such as a GPU. This lesson makes
+tensors, does arithmetic on them, cuts them up, changes their shape and type,
+shares memory with NumPy and moves them to an accelerator when one is present.
 """
 
 # %%
 # Setup
 # -----
-# One seed for the whole lesson makes the "random" numbers below the same on
-# every run. The ``device`` line picks the GPU when there is one; the last
-# section uses it.
+# One seed makes the random numbers below the same on every run. The
+# ``device`` is an accelerator (CUDA, MPS, XPU) if present, else the CPU.
 import torch
 
 torch.manual_seed(0)
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-print(f"Running on: {device}")
+if torch.accelerator.is_available():
+    device = torch.accelerator.current_accelerator()
+else:
+    device = torch.device("cpu")
+print(f"Running on: {device.type}")
+# sphinx_gallery_tags = ["beginner", "tensors", "numpy"]
 
 # %%
 # Creating tensors
 # ----------------
-# There are three kinds of constructor. ``torch.empty`` only reserves
-# memory: the values are whatever bytes were there before, so they differ from
-# run to run and must be overwritten before use. That is why we print its shape
-# and dtype but never its values.
+# ``torch.empty`` only reserves memory: its values are whatever bytes were
+# there, so we print its shape, never its values, and fill it before use.
+# Other constructors fill the memory with known values; ``torch.tensor``
+# copies a Python list and infers the dtype from it.
 e = torch.empty(2, 3)
 print(f"empty: shape={tuple(e.shape)}, dtype={e.dtype}")
-e.fill_(0.5)  # now every entry is defined
-assert torch.all(e == 0.5)
-
-# %%
-# The second kind fills the memory with known values: constants, ranges, an
-# identity matrix, or numbers you type in (``torch.tensor`` copies a Python
-# list, and infers the dtype from it).
-zeros = torch.zeros(2, 3)
-sevens = torch.full((2, 3), 7.0)
+e.fill_(0.5)
 steps = torch.arange(0, 10, 2)  # like range(): the end is left out
 grid = torch.linspace(0, 1, 5)  # 5 points, both ends included
-eye = torch.eye(3)
 typed = torch.tensor([[1, 2], [3, 4]])
-for name, value in [
-    ("zeros", zeros),
-    ("full", sevens),
-    ("arange", steps),
-    ("linspace", grid),
-    ("eye", eye),
-    ("tensor", typed),
-]:
-    print(f"{name}:\n{value}")
-assert zeros.sum() == 0 and sevens.sum() == 42
+print(f"arange: {steps.tolist()}\nlinspace: {grid.tolist()}\n{typed}")
+assert torch.all(e == 0.5) and torch.zeros(2, 3).sum() == 0
 assert steps.tolist() == [0, 2, 4, 6, 8] and grid[-1] == 1
-assert eye.trace() == 3 and eye.sum() == 3 and typed.dtype == torch.int64
+assert torch.eye(3).trace() == 3 and typed.dtype == torch.int64
 
 # %%
-# The third kind draws random numbers: ``rand`` is uniform on :math:`[0, 1)`,
-# ``randn`` is standard normal and ``randint`` gives whole numbers. The
-# ``*_like`` forms copy the shape, dtype and device of an existing tensor.
+# ``rand`` draws uniformly from :math:`[0, 1)`, ``randn`` from a standard
+# normal and ``randint`` whole numbers. ``x.shape`` and ``x.size()`` return
+# the same ``torch.Size``, a ``tuple`` subclass that unpacks like one;
+# ``x.size(d)`` is the length of dimension ``d``.
 u = torch.rand(2, 3)
 g = torch.randn(2, 3)
 dice = torch.randint(1, 7, (10,))  # the upper bound 7 is left out
 print(f"rand:\n{u}\nrandn:\n{g}\nrandint: {dice.tolist()}")
-assert u.min() >= 0 and u.max() < 1
-assert dice.min() >= 1 and dice.max() <= 6
-assert torch.zeros_like(g).shape == g.shape
+assert u.min() >= 0 and u.max() < 1 and set(dice.tolist()) <= set(range(1, 7))
+rows, cols = g.shape
+print(f"shape={g.shape}, size(1)={g.size(1)}, numel={g.numel()}")
+assert isinstance(g.shape, tuple) and g.shape == g.size() == (2, 3)
+assert (rows, cols) == (2, 3) and g.numel() == rows * cols
 
 # %%
-# .. note:: Old code you may meet: ``torch.Tensor(5, 3)`` and
-#    ``torch.FloatTensor(5, 3)`` made an *uninitialised* tensor, while
-#    ``torch.Tensor([5, 3])`` made a filled one: the same name did two jobs.
-#    Today ``torch.empty(5, 3)`` says "uninitialised" and ``torch.tensor(data)``
-#    says "from data", so the intent is visible in the code.
+# .. note:: Old code you may meet: ``torch.Tensor(5, 3)`` (uninitialised)
+#    and ``torch.Tensor([5, 3])`` (from data): one name, two jobs. Write
+#    ``torch.empty(5, 3)`` or ``torch.tensor(data)``.
 #
-# Shape and size
-# --------------
-# ``x.shape`` and ``x.size()`` return the same ``torch.Size``, a subclass of
-# ``tuple``: it unpacks and compares like one. ``x.size(d)`` (or
-# ``x.shape[d]``) is the length of one dimension.
-x = torch.rand(4, 3)
-rows, cols = x.shape
-print(
-    f"shape={x.shape}, size(1)={x.size(1)}, ndim={x.ndim}, numel={x.numel()}"
-)
-assert x.shape == x.size() == (4, 3)
-assert (rows, cols) == (4, 3) and x.numel() == rows * cols
-
-# %%
-# Arithmetic, three ways and in place
-# -----------------------------------
-# An addition can be written with an operator, with a function, or with a
-# function that writes into a tensor you allocated beforehand (``out=``). The
-# last form saves an allocation inside hot loops. All three give the same bits.
+# Arithmetic and in-place methods
+# -------------------------------
+# An addition can be written as an operator, a function, or a function that
+# writes into a tensor you allocated (``out=``); all three give the same
+# bits. A method whose name ends in ``_`` changes its tensor *in place* and
+# returns it: the memory stays, the values change.
 a = torch.rand(2, 3)
 b = torch.rand(2, 3)
-by_operator = a + b
-by_function = torch.add(a, b)
 result = torch.empty(2, 3)
 torch.add(a, b, out=result)
-print(f"a + b:\n{by_operator}")
-assert torch.equal(by_operator, by_function) and torch.equal(
-    by_operator, result
-)
-
-# %%
-# A method whose name ends in an underscore changes its tensor *in place*
-# and returns that same tensor: ``add_``, ``mul_``, ``zero_``, ``copy_``,
-# ``t_`` (transpose) and many more. The tensor keeps its memory; only the
-# values change. ``b += a`` is in place too.
-before = b.clone()
-address = b.data_ptr()
-returned = b.add_(a)
-assert returned is b and b.data_ptr() == address
+assert torch.equal(a + b, torch.add(a, b)) and torch.equal(a + b, result)
+before, address = b.clone(), b.data_ptr()
+assert b.add_(a) is b and b.data_ptr() == address
 torch.testing.assert_close(b, before + a)
-b += a  # also in place: same memory
+b += a  # in place too: same memory
 assert b.data_ptr() == address
 b.mul_(0).add_(1)  # in-place calls chain
 assert torch.all(b == 1)
 
 # %%
-# ``*`` multiplies element by element; ``@`` (or ``torch.mm``) is the
-# matrix product we will use for network layers. Reductions such as ``sum``
-# give a one-element tensor, and ``.item()`` turns that into a Python number.
+# Not every in-place method changes values. ``t_()`` transposes in place: it
+# swaps the shape and the *strides* (how far to step in memory per index),
+# and leaves the memory, and so the values, exactly as they were.
+m = torch.arange(6).view(2, 3)
+before, address = m.clone(), m.data_ptr()
+print(f"before t_(): shape {tuple(m.shape)}, strides {m.stride()}")
+m.t_()
+print(f"after  t_(): shape {tuple(m.shape)}, strides {m.stride()}")
+assert m.shape == (3, 2) and m.stride() == (1, 3)
+assert m.data_ptr() == address and torch.equal(m, before.T)
+assert m.as_strided((6,), (1,)).tolist() == list(range(6))  # same bytes
+
+# %%
+# ``*`` multiplies element by element; ``@`` is the matrix product used by
+# network layers. A full reduction such as ``sum()`` returns a *0-dim*
+# tensor: shape ``()``, no axis to index. ``.item()`` turns it into a Python
+# number, and indexing it, as in the old ``loss.data[0]``, fails.
 m1 = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
 m2 = torch.tensor([[0.0, 1.0], [1.0, 0.0]])
-print(f"m1 * m2 (element by element):\n{m1 * m2}")
-print(f"m1 @ m2 (matrix product):\n{m1 @ m2}")
-total = (m1 @ m2).sum().item()
-print(f"sum of the product: {total:.1f}  ({type(total).__name__})")
-assert torch.equal(m1 @ m2, torch.mm(m1, m2)) and total == 10.0
+print(f"m1 * m2:\n{m1 * m2}\nm1 @ m2:\n{m1 @ m2}")
+total = (m1 @ m2).sum()
+print(f"sum: shape {tuple(total.shape)}, ndim {total.ndim}")
+assert total.shape == () and total.item() == 10.0
+try:
+    total[0]
+except IndexError as err:
+    print(f"raised IndexError: {err}")
+else:
+    raise AssertionError("indexing a 0-dim tensor should have failed")
 
 # %%
+# .. note:: Old code you may meet: ``loss.data[0]`` read a loss when
+#    reductions returned one-element tensors of shape ``(1,)``. They return
+#    0-dim tensors now; write ``loss.item()``.
+#
 # Indexing and slicing
 # --------------------
-# Indices start at zero and slices follow Python's rules (``start:stop:step``,
-# the stop excluded, negative numbers count from the end). A slice is a
-# *view*: it shares memory with the tensor it came from, so writing through it
-# changes the original.
-t = torch.arange(20).reshape(4, 5)  # reshape is explained below
+# Indices start at zero and slices follow Python's rules. A slice is a
+# *view*: it shares memory with its tensor, so writing through it changes
+# the original. A boolean mask or a list of indices, read, makes a copy.
+t = torch.arange(20).reshape(4, 5)
 print(t)
-print(f"t[0, 3] = {t[0, 3].item()}, last row = {t[-1].tolist()}")
-print(f"column 2 = {t[:, 2].tolist()}, block = {t[1:3, 3:5].tolist()}")
 assert t[0, 3] == 3 and t[:, 2].tolist() == [2, 7, 12, 17]
-
-column = t[:, 0]
-column.fill_(-1)  # writes into t
+t[:, 0].fill_(-1)  # writes into t
 assert t[:, 0].tolist() == [-1, -1, -1, -1]
-
-# %%
-# A boolean tensor selects the entries where it is ``True``; assigning to
-# such a selection changes just those entries. A list of indices picks whole
-# rows. Both of these make copies when read, unlike slices.
-t[t < 0] = 0  # replace the -1s with 0
-odd = t % 2 == 1
-print(f"odd entries: {t[odd].tolist()}")
+t[t < 0] = 0  # assigning through a mask changes just those entries
+odd = t[t % 2 == 1]
 picked = t[[0, 2]]
-print(f"rows 0 and 2: {picked.tolist()}")
-assert (t >= 0).all() and t[odd].tolist() == [1, 3, 7, 9, 11, 13, 17, 19]
-assert picked.data_ptr() != t.data_ptr()  # a copy, unlike t[0:1]
-assert t[odd].data_ptr() != t.data_ptr()
-assert t[0:1].data_ptr() == t.data_ptr()
+print(f"odd entries: {odd.tolist()}\nrows 0 and 2: {picked.tolist()}")
+assert odd.tolist() == [1, 3, 7, 9, 11, 13, 17, 19]
+picked[0, 1], odd[0] = 100, 100  # both are copies of t[0, 1] ...
+assert t[0, 1] == 1  # ... so t is unchanged
 
 # %%
-# Changing the shape: ``view``, ``reshape`` and ``-1``
-# -----------------------------------------------------
-# ``view`` gives the same numbers under a new shape without copying. One
-# dimension may be ``-1``, meaning "whatever makes the element count match".
-flat = torch.arange(12)
-as_3x4 = flat.view(3, 4)
-as_2x6 = flat.view(-1, 6)  # -1 becomes 2
-as_cube = flat.view(2, 2, -1)  # -1 becomes 3
-print(
-    f"view(3, 4): {tuple(as_3x4.shape)}, view(-1, 6): {tuple(as_2x6.shape)}, "
-    f"view(2, 2, -1): {tuple(as_cube.shape)}"
-)
-assert as_2x6.shape == (2, 6) and as_cube.shape == (2, 2, 3)
-assert as_3x4.data_ptr() == flat.data_ptr()  # same memory
-as_3x4[0, 0] = 100
-assert flat[0] == 100
+# Changing the shape: ``view`` and ``reshape``
+# ---------------------------------------------
+# ``view`` gives the same memory a new shape, without copying: it only
+# changes the strides. The figure shows the storage
+# offset of each element of a ``(3, 4)`` tensor and of its transpose ``.T``,
+# which just swaps the strides: reading ``.T`` row by row jumps through
+# memory (0, 4, 8, 1, ...), so it is not *contiguous*.
+import matplotlib.pyplot as plt
+
+grid = torch.arange(12).view(3, 4)  # values = storage offsets
+fig, axes = plt.subplots(1, 2, figsize=(7, 3.6), layout="constrained")
+for ax, (name, view) in zip(axes, [("grid", grid), ("grid.T", grid.T)]):
+    ax.imshow(view, cmap="Blues", vmin=-4, vmax=14)
+    for r in range(view.shape[0]):
+        for c in range(view.shape[1]):
+            ax.text(c, r, int(view[r, c]), ha="center", va="center")
+    ax.set_xticks(range(view.shape[1]))
+    ax.set_yticks(range(view.shape[0]))
+    ax.set_title(f"{name}\nshape {tuple(view.shape)}, strides {view.stride()}")
+    ax.set_xlabel("column index")
+    ax.set_ylabel("row index")
+fig.suptitle("Storage offset of each element")
+plt.show()
 
 # %%
-# ``view`` needs memory laid out so that the new shape can walk through it in
-# order. A transpose breaks that: ``.t()`` only swaps the strides, so the
-# result is not *contiguous* and ``view`` refuses it. ``reshape`` then copies
-# when it must (and is a view when it can); ``.contiguous().view(...)`` does
-# the same by hand.
-transposed = as_3x4.t()
-print(f"contiguous after .t(): {transposed.is_contiguous()}")
+# Whether ``view`` works on a non-contiguous tensor depends on its strides,
+# not on contiguity. Splitting the first dimension of ``grid.T`` (stride 1)
+# into ``(2, 2)`` is a new set of strides, so it works; flattening to
+# ``(12,)`` would need one stride that walks 0, 4, 8, 1, ..., so it fails.
+# One size may be ``-1``, meaning "whatever makes the count match".
+# ``reshape`` views when it can and copies when it must.
+transposed = grid.T
+assert grid.view(2, -1).shape == (2, 6)  # -1 becomes 6
+split = transposed.view(2, 2, 3)
+assert not transposed.is_contiguous() and split.stride() == (2, 1, 4)
+split[0, 0, 0] = 100  # a view: writing through it changes grid
+assert grid[0, 0] == 100
 try:
     transposed.view(12)
-except RuntimeError:
-    print("view(12) on the transposed tensor raised RuntimeError")
+except RuntimeError as err:
+    print(f"raised RuntimeError: {err}")
 else:
-    raise AssertionError("view should refuse a non-contiguous tensor")
-reshaped = transposed.reshape(-1)
-assert reshaped.data_ptr() != transposed.data_ptr()  # a copy was made
-assert torch.equal(reshaped, transposed.contiguous().view(-1))
-assert flat.reshape(4, 3).data_ptr() == flat.data_ptr()  # no copy needed here
+    raise AssertionError("view(12) should have failed")
+flattened = transposed.reshape(12)
+assert flattened.data_ptr() != grid.data_ptr()  # reshape had to copy
+assert flattened[:4].tolist() == [100, 4, 8, 1]
 
 # %%
-# Data types
-# ----------
-# Every tensor has one ``dtype``. Python floats become ``float32`` (the default
-# for neural networks) and Python ints ``int64``; comparisons give ``bool``.
-# Mixing integers with floats gives floats (``float32`` here, not
-# ``float64``: the kind decides, not the number of bits). ``/`` always returns
-# floats while ``//`` stays integer. ``.to(dtype)`` converts (``.double()``,
-# ``.float()`` and ``.long()`` are shorthands).
-ints = torch.tensor([7, 8])
-floats = torch.tensor([0.5, 1.5])
-print(
-    f"ints: {ints.dtype}, floats: {floats.dtype}, ints > 7: {(ints > 7).dtype}"
-)
-print(f"default float type: {torch.get_default_dtype()}")
-print(
-    f"ints / 2 -> {(ints / 2).tolist()}, ints // 2 -> {(ints // 2).tolist()}"
-)
-print(f"int64 + float32 -> {(ints + floats).dtype}")
-doubles = floats.to(torch.float64)
-small = torch.zeros(3, dtype=torch.int32)
-assert ints.dtype == torch.int64 and floats.dtype == torch.float32
-assert (ints + floats).dtype == torch.float32 and (
-    ints // 2
-).dtype == torch.int64
-assert (
-    doubles.dtype == torch.float64 == floats.double().dtype
-    and small.dtype == torch.int32
-)
+# Data types and promotion
+# ------------------------
+# Python floats become ``float32`` and Python ints ``int64``; ``/`` gives
+# floats, ``//`` keeps integers. When dtypes mix, the higher *category* wins
+# (bool < integer < float < complex) and, between tensors with dimensions,
+# the wider dtype. A Python number, or a 0-dim tensor, of the *same*
+# category as a tensor with dimensions does not widen it.
+i32 = torch.tensor([7, 8], dtype=torch.int32)
+i64 = torch.tensor([7, 8])
+f32 = torch.tensor([0.5, 1.5])
+print(f"int32 + int64 -> {(i32 + i64).dtype}")
+print(f"int32 + 5 -> {(i32 + 5).dtype}, int32 + 2.5 -> {(i32 + 2.5).dtype}")
+print(f"int32 + 0-dim int64 tensor -> {(i32 + torch.tensor(5)).dtype}")
+assert f32.dtype == torch.float32 and i64.dtype == torch.int64
+assert (i32 / 2).dtype == torch.float32 and (i32 // 2).dtype == torch.int32
+assert (i32 + i64).dtype == torch.int64 and (i64 + f32).dtype == f32.dtype
+assert (i32 + 5).dtype == torch.int32 and (i32 + 2.5).dtype == torch.float32
+assert (i32 + torch.tensor(5)).dtype == torch.int32
+assert f32.to(torch.float64).dtype == torch.float64 == f32.double().dtype
 
 # %%
-# .. note:: Old code you may meet: ``x.type(torch.DoubleTensor)`` and types
-#    named ``torch.FloatTensor`` / ``torch.LongTensor`` mixed the element type
-#    with the device in one class name. Now the element type is a ``dtype``
-#    object (``x.to(torch.float64)``) and the device is a separate setting.
-#
-# The NumPy bridge
-# ----------------
-# ``tensor.numpy()`` and ``torch.from_numpy(array)`` convert without copying:
-# the tensor and the array are two views of the same memory (for tensors on
-# the CPU). A change made through either side shows up on the other.
+# NumPy 2 agrees for arrays and Python numbers, but not for 0-dim values: a
+# 0-dim ``int64`` array, or a NumPy ``int64`` scalar, widens the result to
+# ``int64`` where the 0-dim tensor above did not.
 import numpy as np
 
+a32 = np.array([7, 8], dtype=np.int32)
+print(f"NumPy: int32 + 5 -> {(a32 + 5).dtype}")
+print(f"NumPy: int32 + 0-dim int64 array -> {(a32 + np.array(5)).dtype}")
+assert (a32 + 5).dtype == np.int32 and (a32 + i64.numpy()).dtype == np.int64
+assert (a32 + np.array(5, dtype=np.int64)).dtype == np.int64
+assert (a32 + np.int64(5)).dtype == np.int64
+
+# %%
+# The NumPy bridge
+# ----------------
+# ``tensor.numpy()`` and ``torch.from_numpy(array)`` do not copy: tensor and
+# array share the memory of a CPU tensor, so a change through either side
+# shows on the other. ``torch.tensor(array)`` always copies. A tensor that
+# autograd tracks must be detached first (see
+# :ref:`sphx_glr_lessons_basics_04_autograd.py`).
 ones_t = torch.ones(4)
 ones_a = ones_t.numpy()
-ones_t.add_(1)  # change the tensor...
-print(f"array after tensor.add_(1): {ones_a}")  # ...the array sees it
-assert np.shares_memory(ones_a, ones_t.numpy()) and (ones_a == 2).all()
-
+ones_t.add_(1)
 arr = np.zeros(4)
 from_arr = torch.from_numpy(arr)
-np.add(arr, 3, out=arr)  # change the array in place...
-print(
-    f"tensor after np.add(..., out=arr): {from_arr}"
-)  # ...the tensor sees it
-assert from_arr.dtype == torch.float64  # NumPy's float64 is kept
-assert torch.equal(from_arr, torch.full((4,), 3.0, dtype=torch.float64))
-
-# %%
-# When you want an independent copy, say so: ``torch.tensor(array)`` always
-# copies (``array.copy()`` does the same on the NumPy side).
 copied = torch.tensor(arr)
-arr[0] = -5.0
-assert copied[0] == 3.0 and from_arr[0] == -5.0
-
-# %%
-# Sharing memory only works for a plain CPU tensor. A tensor that autograd
-# tracks must be detached first (see
-# :ref:`sphx_glr_lessons_basics_04_autograd.py`), and one on a GPU must be
-# copied back with ``.cpu()`` (shown in the next section).
-tracked = torch.ones(3, requires_grad=True)
+np.add(arr, 3, out=arr)
+print(f"array after tensor.add_(1): {ones_a}, tensor: {from_arr}")
+assert np.shares_memory(ones_a, ones_t.numpy()) and (ones_a == 2).all()
+assert from_arr.dtype == torch.float64 and torch.all(from_arr == 3)
+assert torch.all(copied == 0)
+tracked = torch.ones(3, requires_grad=True)  # see the autograd lesson
 try:
     tracked.numpy()
-except RuntimeError:
-    print(
-        "tracked.numpy() raised RuntimeError; tracked.detach().numpy() works"
-    )
+except RuntimeError as err:
+    print(f"raised RuntimeError: {err}")
 else:
     raise AssertionError("numpy() should refuse a tensor that requires grad")
-assert np.array_equal(tracked.detach().numpy(), np.ones(3))
 
 # %%
-# .. note:: Old code you may meet: ``torch.Tensor(array)`` silently copied
-#    *and* cast to float32, while ``torch.DoubleTensor(array)`` shared memory.
-#    Use ``torch.from_numpy`` (share) or ``torch.tensor`` (copy), which keep
-#    the array's dtype and make the choice explicit.
-#
-# Moving tensors to a GPU
-# -----------------------
-# A tensor's ``device`` says where its memory is. ``.to(device)`` returns a
-# copy on that device (or the tensor itself if it is already there), and
-# factory functions take ``device=`` to create data in place. Results of an
-# operation live on the device of its inputs; ``.cpu()`` brings them back.
-# Without a GPU, ``device`` is the CPU and the same code runs unchanged.
-print(f"CUDA available: {torch.cuda.is_available()}")
-if device.type == "cuda":
-    print(f"GPU: {torch.cuda.get_device_name(device)}")
+# .. note:: Old code you may meet: ``torch.Tensor(array)`` and
+#    ``torch.DoubleTensor(array)``. Whether they shared memory with the array
+#    depended on its dtype: they share when the dtypes match and copy (and
+#    cast) when they do not. The cell below proves both cases. Write
+#    ``torch.from_numpy`` to share and ``torch.tensor`` to copy; both keep
+#    the array's dtype.
+a32 = np.zeros(3, dtype=np.float32)
+a64 = np.zeros(3, dtype=np.float64)
+legacy32 = torch.Tensor(a32)  # float32 array: shared
+legacy64 = torch.Tensor(a64)  # float64 array: copied, cast to float32
+double64 = torch.DoubleTensor(a64)  # float64 array: shared
+assert np.shares_memory(a32, legacy32.numpy())
+assert np.shares_memory(a64, double64.numpy())
+assert legacy64.dtype == torch.float32
+assert not np.shares_memory(a64, legacy64.numpy())
 
+# %%
+# Moving tensors to an accelerator
+# --------------------------------
+# ``.to(device)`` returns a copy on that device (or the tensor itself if it
+# is already there); factory functions take ``device=``. Results live on the
+# device of their inputs and ``.cpu()`` brings them back. On a CPU-only
+# machine the same code runs unchanged.
 host = torch.arange(6.0).view(2, 3)
 on_device = host.to(device)
-ones_there = torch.ones(2, 3, device=device)
-summed = on_device + ones_there
+summed = on_device + torch.ones(2, 3, device=device)
 print(f"host tensor on {host.device}, sum computed on {summed.device}")
 back = summed.cpu()
 assert summed.device.type == device.type and back.device.type == "cpu"
@@ -311,33 +277,24 @@ torch.testing.assert_close(back, host + 1)
 assert host.to("cpu") is host  # no copy when nothing changes
 
 # %%
-# On a GPU machine the cell below also shows that operations refuse to mix
-# devices and that ``.numpy()`` wants a CPU tensor; without a GPU it says so
-# and skips.
-if device.type == "cuda":
+# With an accelerator, the cell below also shows that an operation refuses
+# to mix a CPU tensor with an accelerator tensor. On a CPU-only machine it
+# says so and skips.
+if device.type != "cpu":
     try:
-        _ = host + on_device
-    except RuntimeError:
-        print("cpu tensor + cuda tensor raised RuntimeError")
+        host + on_device
+    except RuntimeError as err:
+        print(f"raised RuntimeError: {err}")
     else:
-        raise AssertionError("mixing devices should fail")
-    try:
-        on_device.numpy()
-    except TypeError:
-        print("cuda_tensor.numpy() raised TypeError; use .cpu().numpy()")
-    else:
-        raise AssertionError("numpy() should refuse a GPU tensor")
-    assert np.array_equal(on_device.cpu().numpy(), host.numpy())
+        raise AssertionError("mixing devices should have failed")
 else:
-    print("No GPU here: every tensor in this lesson stayed on the CPU.")
+    print("No accelerator: every tensor in this lesson stayed on the CPU.")
 
 # %%
 # .. note:: Old code you may meet: ``x.cuda()`` and
-#    ``dtype = torch.cuda.FloatTensor; x.type(dtype)`` hard-wired the GPU and
-#    failed on machines without one. Pick the device once and write
-#    ``x.to(device)`` or ``torch.zeros(..., device=device)``.
+#    ``x.type(torch.cuda.FloatTensor)`` hard-wired an NVIDIA GPU and mixed
+#    the element type with the device. Pick the device once and write
+#    ``x.to(device)``; the dtype is separate: ``x.to(torch.float64)``.
 #
 # Next, :ref:`sphx_glr_lessons_basics_02_numpy_warmup.py` fits a small
-# network with NumPy alone, and
-# :ref:`sphx_glr_lessons_basics_03_tensor_backprop.py` repeats it with
-# tensors.
+# network with NumPy alone.
