@@ -33,10 +33,10 @@ def sync(dev):
 # %%
 # Timing with synchronization
 # ---------------------------
-# Correct timing (1) warms up first, so one-time costs such as library
-# initialization and the first memory allocation are not counted, and (2)
-# synchronizes before reading the clock. We take the median of a few
-# repeats. ``torch.utils.benchmark.Timer`` does this bookkeeping for you.
+# Correct timing (1) warms up, so one-time costs such as library setup and
+# the first allocation are not counted, (2) synchronizes before reading the
+# clock and (3) takes the median of repeats (``torch.utils.benchmark.Timer``
+# does this bookkeeping for you).
 import statistics
 import time
 
@@ -56,28 +56,34 @@ def median_ms(fn, dev, repeats=5):
 # %%
 # A matrix product ``a @ b`` of two ``n x n`` float32 matrices costs
 # ``2 n^3`` floating-point operations. We time it on the CPU and, when there
-# is one, on the accelerator (4096 only there: it is slow on a CPU).
-devices = list(dict.fromkeys([torch.device("cpu"), device]))
-for dev in devices:
-    for n in [256, 1024] + ([4096] if dev.type != "cpu" else []):
-        a = torch.randn(n, n, device=dev)
-        b = torch.randn(n, n, device=dev)
-        ms = median_ms(lambda: a @ b, dev)
-        print(f"{dev.type:4s} n={n:4d}: {ms:8.3f} ms, ", end="")
-        print(f"{2 * n**3 / ms / 1e6:8.1f} GFLOP/s")
+# is one, on the accelerator (up to 4096 only there: slow on a CPU).
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(6, 3.6), layout="constrained")
+for dev in dict.fromkeys([torch.device("cpu"), device]):  # no duplicates
+    sizes = [64, 256, 1024] + ([2048, 4096] if dev.type != "cpu" else [])
+    gflops = []
+    for n in sizes:
+        a, b = torch.randn(n, n, device=dev), torch.randn(n, n, device=dev)
+        ms = median_ms(lambda: a @ b, dev, repeats=11)
+        gflops.append(2 * n**3 / ms / 1e6)
+    print(f"{dev.type}: " + ", ".join(f"{g:.3g}" for g in gflops))
+    ax.loglog(sizes, gflops, "o-", label=dev.type)
+ax.set(xlabel="matrix size n", ylabel="GFLOP/s (this run)")
+ax.set_title("float32 matmul throughput, synchronized timing")
+ax.legend()
+plt.show()
 
 # %%
-# Compare the GFLOP/s column: where fixed overheads dominate, small products
-# reach only a fraction of large ones' throughput. These are this run's
-# numbers, not a benchmark.
+# The printed lines are GFLOP/s for each size: where fixed overheads
+# dominate, small products reach a fraction of large ones' throughput.
 #
 # Watching the queue (CUDA only)
 # ------------------------------
 # CUDA *events* are markers in a stream's queue: ``record()`` queues one,
-# ``query()`` says whether the GPU has reached it yet, and
-# ``elapsed_time`` measures GPU time between two of them. We queue twenty
-# large products and ask, right after Python gets control back, whether the
-# GPU is done.
+# ``query()`` says whether the GPU has reached it, ``elapsed_time`` measures
+# GPU time between two. We queue twenty large products and ask, as soon as
+# Python has control back, whether the GPU is done.
 if device.type == "cuda":
     a = torch.randn(4096, 4096, device=device)
     a @ a  # warm-up
@@ -93,8 +99,8 @@ if device.type == "cuda":
     still_busy = not end.query()
     end.synchronize()  # wait for the GPU to reach the end marker
     gpu_ms = start.elapsed_time(end)
-    print(f"Python had control back after {host_ms:.1f} ms,")
-    print(f"GPU still busy then: {still_busy}, GPU time {gpu_ms:.1f} ms")
+    print(f"back in Python after {host_ms:.1f} ms, GPU busy: {still_busy}")
+    print(f"GPU time between the events: {gpu_ms:.1f} ms")
     assert still_busy and end.query()
 else:
     print(f"skipped on {device.type}: CUDA events are CUDA-only")
@@ -149,10 +155,10 @@ else:
     print(f"skipped on {device.type}: these memory counters are CUDA-only")
 
 # %%
-# Deleting the tensor drops *allocated* back to the baseline while
-# *reserved* stays: the block waits in the cache, and the twenty rounds
-# reuse it without asking the driver again. So creating tensors inside the
-# loop is fine; ``empty_cache()`` is rarely needed.
+# Deleting the tensor drops *allocated* to the baseline while *reserved*
+# stays: the block waits in the cache, and the twenty rounds reuse it. So
+# creating tensors inside the loop is fine; ``empty_cache()`` is rarely
+# needed.
 #
 # Pinned memory (CUDA only)
 # -------------------------
@@ -183,8 +189,7 @@ else:
     print(f"skipped on {device.type}: pinned memory is shown on CUDA only")
 
 # %%
-# On CUDA, the CPU was free to prepare the next batch while the copy ran;
-# that is what ``DataLoader(..., pin_memory=True)`` enables.
+# On CUDA the CPU was free to prepare the next batch while the copy ran.
 #
 # Mixed precision: pick the dtype the hardware has
 # ------------------------------------------------
@@ -193,10 +198,9 @@ else:
 #
 # * CUDA, compute capability 8.0 or more (A100, H100, RTX 30xx on): bfloat16,
 #   float32's exponent range, so no loss scaling.
-# * Older CUDA GPUs (T4 is 7.5, V100 7.0): float16 with a ``GradScaler``.
-#   ``torch.cuda.is_bf16_supported()`` says ``True`` on them too, but their
-#   tensor cores do float16, not bfloat16: there bf16 is emulated.
-# * MPS and XPU: float16 with a ``GradScaler``.
+# * Older CUDA GPUs (T4 is 7.5, V100 7.0), MPS, XPU: float16 with a
+#   ``GradScaler``. ``torch.cuda.is_bf16_supported()`` is ``True`` on T4 and
+#   V100 too, but their tensor cores do float16, not bfloat16 (emulated).
 # * CPU: bfloat16 only with native bf16 instructions (``avx512_bf16``,
 #   ``amx_bf16``), else float32. ``torch.backends.cpu.get_cpu_capability()``
 #   names the vector instruction set, not bf16 support, so we read the Linux
@@ -285,8 +289,8 @@ else:
     print("skipped: this CPU has no native bf16, so no autocast timing")
 
 # %%
-# The two numbers are what this machine measured on this run; measure on
-# yours before deciding that mixed precision pays.
+# These are this run's numbers; measure on your machine before deciding that
+# mixed precision pays.
 #
 # .. note:: Old code you may meet: ``torch.cuda.amp.autocast()`` and
 #    ``torch.cuda.amp.GradScaler()``, deprecated aliases of
