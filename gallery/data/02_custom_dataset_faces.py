@@ -20,7 +20,11 @@ if torch.accelerator.is_available():  # CUDA, MPS or XPU
 else:
     device = torch.device("cpu")
 print(f"Running on: {device.type}")
+# sphinx_gallery_tags = ["intermediate", "data", "real data", "vision"]
 
+# %%
+# The files
+# ---------
 # The data: dlib's example faces, nine photos from PASCAL VOC with 43 faces,
 # each annotated with a box and 68 points (the iBUG 300-W scheme) in two XML
 # files. Each file is pinned by its SHA-256 hash and by a commit of dlib's
@@ -47,7 +51,6 @@ COMMIT = {  # commits of github.com/davisking/dlib
     "training": "c3b5fdefd05f0462057b9b7bf95c899e22eadac8",
     "testing": "16500906b0cdcb51a09db9879c4afcf8190009f3",
 }
-# sphinx_gallery_tags = ["intermediate", "data", "real data", "vision"]
 
 # %%
 # Getting the photos
@@ -117,6 +120,8 @@ def faces_from_xml(xml_file, split):
     return rows
 
 
+# %%
+# Both files, one table; then the CSV:
 faces = pd.DataFrame(
     faces_from_xml(faces_dir / "training_with_face_landmarks.xml", "train")
     + faces_from_xml(faces_dir / "testing_with_face_landmarks.xml", "test")

@@ -23,7 +23,9 @@ if torch.accelerator.is_available():  # CUDA, MPS or XPU
 else:
     device = torch.device("cpu")
 print(f"Running on: {device.type}")
+# sphinx_gallery_tags = ["intermediate", "data", "real data", "vision"]
 
+# %%
 # The training half of dlib's example faces (18 faces in four photos), each
 # file pinned by its SHA-256 hash and a commit of dlib's repository:
 PHOTOS = """\
@@ -39,7 +41,6 @@ COMMIT = {  # commits of github.com/davisking/dlib
     "photos": "43ce7908b9a9d19955ddb35a6e83da8e413dd98f",
     "training": "c3b5fdefd05f0462057b9b7bf95c899e22eadac8",
 }
-# sphinx_gallery_tags = ["intermediate", "data", "real data", "vision"]
 
 # %%
 # Getting the photos
@@ -124,9 +125,12 @@ class Faces(torch.utils.data.Dataset):
         return self.transform(sample) if self.transform else sample
 
 
+# %%
+# The first face, as three ``tv_tensors``:
 faces = Faces(faces_dir / "training_with_face_landmarks.xml")
 face = faces[0]
 print({key: f"{type(v).__name__} {tuple(v.shape)}" for key, v in face.items()})
+print(f"canvas_size of the landmarks: {face['landmarks'].canvas_size}")
 assert len(faces) == 18 and face["landmarks"].shape == (68, 2)
 
 # %%

@@ -27,13 +27,10 @@ print(f"Running on: {device.type}")
 # Getting CIFAR-10
 # ----------------
 # CIFAR-10 has 50,000 training and 10,000 test images of 32 x 32 pixels in
-# ten classes. Classes such as :class:`~torchvision.datasets.CIFAR10` know
-# where their data lives: with ``download=True`` they download the archive
-# into the folder ``root`` unless it is already there, check its MD5 sum
-# and unpack it. Offline, set ``PBE_DATA_DIR`` to a folder holding
+# ten classes. Offline, set ``PBE_DATA_DIR`` to a folder holding
 # ``cifar10-jpeg.zip`` (the same images as JPEG files,
-# ``train/<class>/N.jpg``): we check its SHA-256 and unpack it once into
-# the cache folder. Without either, the lesson stops at once.
+# ``train/<class>/N.jpg``): we check its SHA-256 and unpack it once into a
+# cache folder.
 import os
 import zipfile
 from pathlib import Path
@@ -54,7 +51,14 @@ if use_jpeg:
             archive.extractall(jpeg_dir)
         (jpeg_dir / "unpacked").touch()
     print("Using the JPEG copy of CIFAR-10 (lossy: pixels differ slightly)")
-else:
+
+# %%
+# Without that copy, the dataset class does the work. Classes such as
+# :class:`~torchvision.datasets.CIFAR10` know where their data lives: with
+# ``download=True`` they download the archive into the folder ``root``
+# unless it is already there, check its MD5 sum and unpack it. Without
+# network either, the lesson stops at once.
+if not use_jpeg:
     try:
         for train in (True, False):
             datasets.CIFAR10(CACHE, train=train, download=True)
