@@ -97,10 +97,16 @@ except RuntimeError as err:
     print(f"raised RuntimeError: {err}")
 else:
     raise AssertionError("a tensor left on the CPU should have failed")
+del stranded.scale  # the fix: a buffer instead of a plain attribute
+stranded.register_buffer("scale", torch.ones(4))
+out = stranded.to(other)(torch.ones(2, 4, device=other))
+assert out.device.type == other.type
 
 # %%
-# Register tensors a module needs with ``register_buffer`` (or make them
-# parameters) and ``.to`` moves them too.
+# Registered as a buffer, ``scale`` moved with the module and the call
+# worked: register tensors a module needs with ``register_buffer`` (or make
+# them parameters). ``net`` above still has its stranded attribute, so from
+# here on a plain ``nn.Linear`` is the model.
 #
 # Moving a tensor: ``Tensor.to`` returns a new tensor
 # ----------------------------------------------------
@@ -116,7 +122,8 @@ assert x_dev.device.type == device.type
 assert x.to("cpu") is x  # already there: no copy
 assert x.to(torch.float64) is not x  # a real conversion makes a new tensor
 assert x.to(x_dev).device == x_dev.device  # .to(other) copies its device
-y = net(x_dev)
+model = nn.Linear(4, 2).to(device)
+y = model(x_dev)
 print(f"output on {y.device.type}: {[round(v, 4) for v in y[0].tolist()]}")
 
 # %%
@@ -173,22 +180,22 @@ import pathlib
 import tempfile
 
 with tempfile.TemporaryDirectory() as tmp:
-    path = pathlib.Path(tmp) / "shifted.pt"
-    torch.save(net.state_dict(), path)
+    path = pathlib.Path(tmp) / "linear.pt"
+    torch.save(model.state_dict(), path)
     on_cpu = torch.load(path, map_location="cpu", weights_only=True)
     here = torch.load(path, map_location=device, weights_only=True)
 assert all(t.device.type == "cpu" for t in on_cpu.values())
 assert all(t.device.type == device.type for t in here.values())
-fresh = Shifted()
+fresh = nn.Linear(4, 2)
 fresh.load_state_dict(on_cpu)  # copies values into fresh's CPU tensors
-torch.testing.assert_close(fresh(x), net(x_dev).cpu())
-net.load_state_dict(on_cpu)  # a CPU checkpoint into a model on device
-assert net.linear.weight.device.type == device.type
+torch.testing.assert_close(fresh(x), model(x_dev).cpu())
+model.load_state_dict(on_cpu)  # a CPU checkpoint into a model on device
+assert model.weight.device.type == device.type
 print(f"loaded onto the CPU and onto {device.type}: same outputs")
 
 # %%
 # ``load_state_dict`` copies values into the module's own tensors wherever
-# they live, so ``net`` stayed on its device.
+# they live, so ``model`` stayed on its device.
 #
 # ``non_blocking`` copies and pinned memory
 # -----------------------------------------
@@ -211,10 +218,11 @@ if device.type == "cuda":
     pinned = batch.pin_memory()  # a pinned copy
     assert pinned.is_pinned() and not batch.is_pinned()
     on_gpu = pinned.to(device, non_blocking=True)  # may return before done
-    result = net(on_gpu)  # queued behind the copy on the same stream
+    result = model(on_gpu)  # queued behind the copy on the same stream
     back = result.detach().to("cpu", non_blocking=True)
     torch.cuda.current_stream().synchronize()  # rule 2: wait, then read
-    torch.testing.assert_close(back, net(batch.to(device)).detach().cpu())
+    expected = model(batch.to(device)).detach().cpu()
+    torch.testing.assert_close(back, expected)
     print("non_blocking round trip: correct after synchronizing")
 else:
     print(f"skipped on {device.type}: pinned memory is shown on CUDA only")
