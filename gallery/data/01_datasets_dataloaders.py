@@ -166,8 +166,19 @@ assert all(torch.equal(a, b) for a, b in pairs)
 # dataset is pickled, so its class must be importable from a module, and in
 # a script the code that starts the loader must sit under
 # ``if __name__ == "__main__":``, because the worker imports the script
-# again. This page is written as one unguarded script, so the cells below
-# use workers only where the default start method is ``fork``.
+# again. A script that works with every start method looks like this:
+#
+# .. code-block:: python
+#
+#    from my_datasets import BlurredNoise  # the class, in its own module
+#
+#    if __name__ == "__main__":
+#        loader = DataLoader(BlurredNoise(), batch_size=32, num_workers=2)
+#        for images, pids in loader:
+#            ...
+#
+# This page is one unguarded script, so the cells below use workers only
+# where the default start method is ``fork``.
 import multiprocessing
 import os
 
