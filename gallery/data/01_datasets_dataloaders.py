@@ -135,6 +135,7 @@ def batch_loader(data, seed, batch_size):
     gen = torch.Generator().manual_seed(seed)
     sampler = RandomSampler(data, generator=gen)
     sampler = BatchSampler(sampler, batch_size, drop_last=False)
+    # the loader draws a seed from gen first, as it does when it shuffles
     return DataLoader(data, sampler=sampler, batch_size=None, generator=gen)
 
 

@@ -329,6 +329,8 @@ batch = next(iter(loader))
 print({key: tuple(value.shape) for key, value in batch.items()})
 assert batch["image"].shape == (8, 3, 112, 112)
 assert type(batch["landmarks"]) is torch.Tensor
+views = [train_faces[0]["landmarks"] for _ in range(2)]
+assert not torch.equal(*views)  # a new crop on every access
 assert all(all(left_of(points)) for points in batch["landmarks"])
 
 fig, axes = plt.subplots(2, 4, figsize=(9, 4.9), layout="constrained")
