@@ -11,6 +11,8 @@ LSTM shows the state shapes; ``pack_padded_sequence`` feeds ragged batches.
 # Setup
 # -----
 # The data is made on the CPU with its own generator: the same on any device.
+import math
+
 import torch
 
 torch.manual_seed(0)
@@ -19,6 +21,8 @@ if torch.accelerator.is_available():  # CUDA, MPS or XPU
 else:
     device = torch.device("cpu")
 print(f"Running on: {device.type}")
+SHAPES = ["sphere", "cube", "cylinder", "torus"]
+N_POINTS = 32  # points per cloud
 # sphinx_gallery_tags = ["intermediate", "sequences"]
 
 # %%
@@ -28,10 +32,6 @@ print(f"Running on: {device.type}")
 # randomly rotated, a little noisy, rescaled to a root-mean-square radius of
 # 1. An LSTM needs an order, so a "scanner" reads each cloud from bottom to
 # top: a sample is ``(points, 3)``, a batch ``(batch, points, 3)``.
-import math
-
-SHAPES = ["sphere", "cube", "cylinder", "torus"]
-N_POINTS = 32
 
 
 def surface_points(shape, n, n_points, gen):
