@@ -153,7 +153,9 @@ plt.show()
 ratios = losses[301:] / losses[300:-1]
 print(f"loss ratio per step 300-499: {ratios.min():.4f}-{ratios.max():.4f}")
 assert ratios.max() - ratios.min() < 0.01
-assert np.linalg.matrix_rank(np.maximum(x @ w1, 0.0)) == N
+rank = np.linalg.matrix_rank(np.maximum(x @ w1, 0.0))
+print(f"rank of the {N} x {H} hidden activations: {rank}")
+assert rank == N
 
 # %%
 # What NumPy cannot do

@@ -52,6 +52,7 @@ f.backward()
 print(f"x.grad = {x.grad.tolist()}")
 by_hand = torch.tensor([1.0, 10.0, 25.0], device=device)
 torch.testing.assert_close(x.grad, by_hand)
+torch.testing.assert_close(x.grad, 3 * x.detach() ** 2 - 2)  # the formula
 
 # %%
 # The same works for many points at once: ``grid`` holds 101 values of
@@ -125,6 +126,8 @@ torch.testing.assert_close(J, A)
 # flow is allowed. Here the number of loop passes depends on the data; each
 # pass adds one multiplication node, and the gradient of :math:`y = 3^k x`
 # is :math:`3^k` in every component, whatever :math:`k` turned out to be.
+# :ref:`sphx_glr_lessons_basics_06_static_vs_dynamic_graphs.py` compares
+# this with frameworks that build the graph first.
 x = torch.tensor([0.2, -0.1, 0.4], device=device, requires_grad=True)
 y, k = x, 0
 while y.norm() < 100:
@@ -135,9 +138,6 @@ print(f"loop ran k={k} times, x.grad = {x.grad.tolist()}")
 torch.testing.assert_close(x.grad, torch.full_like(x, 3.0**k))
 
 # %%
-# :ref:`sphx_glr_lessons_basics_06_static_vs_dynamic_graphs.py` compares this
-# with frameworks that build the graph first.
-#
 # How ``requires_grad`` spreads, and freezing
 # -------------------------------------------
 # An output requires a gradient if *any* input does; if none does, autograd
