@@ -137,11 +137,11 @@ assert t[0, 1] == 1  # ... so t is unchanged
 # %%
 # Changing the shape: ``view`` and ``reshape``
 # ---------------------------------------------
-# ``view`` gives the same memory a new shape, without copying: it only
-# changes the strides. The figure shows the storage
-# offset of each element of a ``(3, 4)`` tensor and of its transpose ``.T``,
-# which just swaps the strides: reading ``.T`` row by row jumps through
-# memory (0, 4, 8, 1, ...), so it is not *contiguous*.
+# ``view`` gives the same memory a new shape and new strides, without
+# copying. The figure shows the storage offset of each element of a
+# ``(3, 4)`` tensor and of its transpose ``.T``, which just swaps the
+# strides: reading ``.T`` row by row jumps through memory (0, 4, 8, 1, ...),
+# so it is not *contiguous*.
 import matplotlib.pyplot as plt
 
 grid = torch.arange(12).view(3, 4)  # values = storage offsets
