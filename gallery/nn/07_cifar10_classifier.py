@@ -30,11 +30,10 @@ print(f"Running on: {device.type}")
 # :class:`~torchvision.datasets.CIFAR10` with ``download=True`` fetches them
 # once into a cache and checks their MD5 sum. Offline, ``PBE_DATA_DIR``
 # names a folder holding ``cifar10-jpeg.zip`` (the same images as JPEG
-# files, ``train/<class>/N.jpg``), which we check and unpack once.
+# files, ``train/<class>/N.jpg``); we check its SHA-256 hash.
 import os
 import shutil
 import tempfile
-import zipfile
 from pathlib import Path
 
 import pooch
@@ -47,20 +46,24 @@ jpeg_dir = CACHE / "cifar10-jpeg"
 if zip_path.is_file():
     if pooch.file_hash(str(zip_path)) != SHA256:
         raise RuntimeError(f"{zip_path} does not match its SHA-256 hash")
-    if not jpeg_dir.is_dir():  # unpack beside it, then rename: all or none
-        CACHE.mkdir(parents=True, exist_ok=True)
-        staging = tempfile.mkdtemp(dir=CACHE)
-        with zipfile.ZipFile(zip_path) as archive:
-            archive.extractall(staging)
-        try:
-            os.rename(staging, jpeg_dir)
-        except OSError:  # another run finished unpacking first
-            shutil.rmtree(staging)
     print("Using the JPEG copy of CIFAR-10 (lossy: pixels differ slightly)")
 else:
     for train in (True, False):
         datasets.CIFAR10(CACHE, train=train, download=True)
     print("Using the original CIFAR-10 from torchvision (MD5 checked)")
+
+# %%
+# The zip is unpacked into a new folder beside the cache, which is then
+# renamed: the unpacked copy appears whole or not at all, even when two runs
+# start at the same time.
+if zip_path.is_file() and not jpeg_dir.is_dir():
+    CACHE.mkdir(parents=True, exist_ok=True)
+    staging = tempfile.mkdtemp(dir=CACHE)
+    shutil.unpack_archive(zip_path, staging)
+    try:
+        os.rename(staging, jpeg_dir)
+    except OSError:  # another run finished first: keep its copy
+        shutil.rmtree(staging)
 
 # %%
 # Decode once, keep the pixels in memory
@@ -92,7 +95,6 @@ def load_split(train):
 
 x_all, y_all = load_split(train=True)
 x_test, y_test = load_split(train=False)
-print(f"train {tuple(x_all.shape)}, test {tuple(x_test.shape)}")
 assert torch.equal(torch.bincount(y_test), torch.full((10,), 1000))
 
 # %%
@@ -226,8 +228,6 @@ print(f"{steps} steps; momentum {optimizer.param_groups[0]['momentum']}")
 # those averages, so a prediction does not depend on the rest of its batch.
 # ``predict`` leaves the mode to its caller and skips gradient bookkeeping
 # (:func:`torch.inference_mode`).
-
-
 def predict(model, loader):
     """Predicted classes for all images of `loader`, on the CPU."""
     assert not model.training, "call model.eval() first"
