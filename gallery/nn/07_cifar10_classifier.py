@@ -69,7 +69,7 @@ if zip_path.is_file() and not jpeg_dir.is_dir():
 # Decode once, keep the pixels in memory
 # --------------------------------------
 # Decoding the same files again in every epoch is wasted work, so we decode
-# every image once, into one ``uint8`` tensor of 150 MiB kept in memory.
+# every image once, into ``uint8`` tensors (176 MiB) kept in memory.
 # :class:`~torchvision.datasets.ImageFolder` numbers the sorted class
 # folders (the original's labels); a ``DataLoader`` with two worker
 # processes decodes its files 1,000 at a time.
@@ -163,7 +163,7 @@ plt.show()
 # Four 3x3 convolutions, each followed by batch normalization (it rescales
 # each channel to zero mean and unit spread over the batch, then applies a
 # learned scale and shift) and a ReLU. Max pooling halves the image three
-# times while the channels double; a max over the last 4x4 positions and a
+# times while the channels grow; a max over the last 4x4 positions and a
 # linear layer give the ten class scores.
 from torch import nn
 
@@ -198,7 +198,7 @@ assert model(normalize(images[:2].to(device))).shape == (2, 10)
 # %%
 # Loss function, optimizer and schedule
 # -------------------------------------
-# Cross-entropy with ``label_smoothing=0.1`` aims at 90% confidence in the
+# Cross-entropy with ``label_smoothing=0.1`` aims at 91% confidence in the
 # right class rather than 100%. SGD's weight decay (a pull towards zero)
 # goes in its own parameter group with the convolution and linear weights;
 # the few biases and batch-norm parameters are left out, as is common:
