@@ -134,7 +134,8 @@ html_theme_options = {
     "github_url": pbe_repository,
     "navbar_end": ["version-switcher", "theme-switcher", "navbar-icon-links"],
     # An icon search button: the wide search field's visible text ("Search
-    # Ctrl+K") differs from its accessible name (axe: label-content-name-mismatch).
+    # Ctrl+K") differs from its accessible name
+    # (axe: label-content-name-mismatch).
     "navbar_persistent": ["search-button"],
     "switcher": {
         # Resolved from the site root at view time; the publish session keeps

@@ -1,6 +1,7 @@
 """Publish one version of the site into a multi-version site folder.
 
-    python docs/publish.py [--site build/site] [--base /] VERSION [sphinx args...]
+    python docs/publish.py [--site build/site] [--base /path/] VERSION \
+        [sphinx args...]
 
 builds the docs for VERSION ("dev" or a release such as "0.1.0") into
 ``<site>/<VERSION>/``, keeps every version already there, rewrites the version
@@ -38,7 +39,8 @@ REDIRECT = """<!DOCTYPE html>
 <title>Redirecting to the stable version</title>
 <meta http-equiv="refresh" content="0; url={target}/index.html">
 <link rel="canonical" href="{target}/index.html">
-</head><body><a href="{target}/index.html">Go to version {target}</a></body></html>
+</head><body><a href="{target}/index.html">Go to version {target}</a>
+</body></html>
 """
 
 
@@ -98,11 +100,15 @@ def publish(
 ) -> list[dict]:
     if version != "dev" and _release(version) is None:
         raise SystemExit(
-            f"publish: {version!r} is neither 'dev' nor a release number like 0.1.0"
+            f"publish: {version!r} is neither 'dev' nor a release number "
+            "like 0.1.0"
         )
     site.mkdir(parents=True, exist_ok=True)
     out = site / version
-    env = os.environ | {"PBE_DOCS_VERSION": version, "PBE_RUN_ALL_LESSONS": "1"}
+    env = os.environ | {
+        "PBE_DOCS_VERSION": version,
+        "PBE_RUN_ALL_LESSONS": "1",
+    }
     subprocess.run(
         [
             sys.executable,
@@ -124,11 +130,7 @@ def publish(
     )
     place_notebooks(out)
     (site / ".nojekyll").touch()  # GitHub Pages: serve _static/ as is
-    versions = [
-        p.name
-        for p in site.iterdir()
-        if (p / "index.html").is_file()
-    ]
+    versions = [p.name for p in site.iterdir() if (p / "index.html").is_file()]
     entries = switcher_entries(versions, base)
     text = json.dumps(entries, indent=2) + "\n"
     (site / "switcher.json").write_text(text)

@@ -39,8 +39,7 @@ def nn(ax):
     """Layers of units, fully connected."""
     layers = [3, 5, 4, 2]
     pos = [
-        [(x, y - (n - 1) / 2) for y in range(n)]
-        for x, n in enumerate(layers)
+        [(x, y - (n - 1) / 2) for y in range(n)] for x, n in enumerate(layers)
     ]
     for left, right in zip(pos, pos[1:]):
         for a in left:
@@ -67,10 +66,21 @@ def advanced(ax):
         ax.add_patch(
             plt.Rectangle((i * 1.4, 0), 1.1, 0.8, color=BLUE, alpha=0.8)
         )
-        ax.text(i * 1.4 + 0.55, 0.4, name, ha="center", va="center",
-                color="white", fontsize=9)
-        ax.annotate("", xy=(1.95, 1.4), xytext=(i * 1.4 + 0.55, 0.85),
-                    arrowprops={"arrowstyle": "->", "color": GREY})
+        ax.text(
+            i * 1.4 + 0.55,
+            0.4,
+            name,
+            ha="center",
+            va="center",
+            color="white",
+            fontsize=9,
+        )
+        ax.annotate(
+            "",
+            xy=(1.95, 1.4),
+            xytext=(i * 1.4 + 0.55, 0.85),
+            arrowprops={"arrowstyle": "->", "color": GREY},
+        )
     ax.add_patch(plt.Rectangle((1.4, 1.4), 1.1, 0.6, color=ORANGE))
     ax.text(1.95, 1.7, "model", ha="center", va="center", color="white")
     ax.set_xlim(-0.1, 4.0)

@@ -32,7 +32,8 @@ def lesson_id(path: Path) -> str:
 def site() -> Path:
     if not (SITE / "index.html").is_file():
         pytest.fail(
-            f"No built site at {SITE}: run `nox -s docs` (or `nox -s tests`) first."
+            f"No built site at {SITE}: run `nox -s docs` "
+            "(or `nox -s tests`) first."
         )
     return SITE
 

@@ -32,9 +32,7 @@ assert "hello".upper() == "HELLO"
 '''
 OTHER = LESSON.replace("A tiny lesson\n=============", "Another\n=======")
 
-URLS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-    "urls"
-]
+URLS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
 OWNER_REPO = URLS["Repository"].removeprefix("https://github.com/")
 COLAB = re.compile(
     r"^https://colab\.research\.google\.com/github/"

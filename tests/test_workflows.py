@@ -55,9 +55,9 @@ def test_actionlint_finds_nothing():
 def test_actions_pinned_to_a_commit_with_its_version():
     for workflow in WORKFLOWS.glob("*.yml"):
         for line in re.findall(r"uses:\s*(.+)", workflow.read_text()):
-            assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40} # v[\d.]+", line), (
-                f"{workflow.name}: {line}"
-            )
+            assert re.fullmatch(
+                r"[\w.-]+/[\w.-]+@[0-9a-f]{40} # v[\d.]+", line
+            ), f"{workflow.name}: {line}"
 
 
 def test_least_privilege_permissions():

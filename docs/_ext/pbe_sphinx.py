@@ -372,7 +372,9 @@ def _source_read(app, docname: str, source: list[str]) -> None:
         text = source[0]
         title = _TITLE.search(text)
         if title and len(title["rule"]) >= len(title["title"]):
-            source[0] = text[: title.end()] + "\n" + block + text[title.end() :]
+            source[0] = (
+                text[: title.end()] + "\n" + block + text[title.end() :]
+            )
         source[0] = _TAGS.sub(_tag_links, source[0])
     elif docname == "sg_execution_times":
         rows = []
