@@ -88,12 +88,17 @@ def advanced(ax):
 
 
 def lesson(ax):
-    """The site's default card: a falling loss curve."""
-    t = np.linspace(0, 4, 100)
-    ax.plot(t, np.exp(-t) + 0.05, color=ORANGE, lw=3)
-    ax.set_axis_on()
-    ax.set_xticks([])
-    ax.set_yticks([])
+    """The default card (sphinx-gallery's default_thumb_file): code."""
+    ax.text(
+        0.5,
+        0.5,
+        "import torch",
+        ha="center",
+        va="center",
+        family="monospace",
+        fontsize=22,
+        color=ORANGE,
+    )
 
 
 def main():
@@ -103,7 +108,7 @@ def main():
         (nn, "torch.nn"),
         (data, "datasets"),
         (advanced, "processes and devices"),
-        (lesson, "PyTorch by Example"),
+        (lesson, "a lesson without figures"),
     ]:
         fig, ax = _figure(title)
         draw(ax)
