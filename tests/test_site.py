@@ -74,8 +74,8 @@ def test_notebook_is_valid(site, lesson):
     assert f'"torch": "{TORCH}"' in first
     if "torchvision" in pbe_sphinx._imports(lesson.read_text()):
         assert '"torchvision": "' in first
-    for line in pbe_sphinx.data_sources(lesson.read_text()):
-        assert f"# Data: {line}" in first
+    for name, url in pbe_sphinx.data_sources(lesson.read_text()):
+        assert f"# Data: {name},\n#   {url}\n" in first
     assert "pip install" not in first and "!pip" not in first
     assert len(code) > 2
 
@@ -352,3 +352,26 @@ def test_page_shows_no_paths_of_the_build_machine(site, lesson):
     if os.environ.get("PBE_DATA_DIR"):
         folders.add(str(Path(os.environ["PBE_DATA_DIR"]).resolve()))
     assert not [f for f in folders if f in text]
+
+
+def test_first_cell_notes_other_torch_versions(capsys):
+    """The notebook's first cell prints a note when the reader's torch
+    differs in major or minor version from the verified one, not for a
+    patch release."""
+    stamp = {
+        "date": "2026-01-01",
+        "torch": "1.0.0",
+        "torchvision": None,
+        "device": "CPU",
+        "checks": 1,
+    }
+    cell = pbe_sphinx.notebook_cell(stamp)
+    code = cell.removeprefix("%matplotlib inline\n")
+    exec(code, {})
+    assert (
+        "verified with torch 1.0.0; you are running" in capsys.readouterr().out
+    )
+    running = pbe_sphinx._version("torch").split(".")
+    stamp["torch"] = ".".join([*running[:2], "99"])
+    exec(pbe_sphinx.notebook_cell(stamp).split("\n", 1)[1], {})
+    assert capsys.readouterr().out == ""

@@ -53,15 +53,16 @@ VERSIONS_STAMP = "pbe-versions.json"
 API_PAGE = "lessons_by_api"
 # Calls that count as a check, besides ``assert`` statements.
 CHECK_CALLS = {"assert_close", "gradcheck", "gradgradcheck"}
-# Where a data lesson's data comes from: a pattern in its source -> a line.
+# Where a data lesson's data comes from: a pattern in its source -> the
+# dataset and its public home.
 DATA_SOURCES = {
     r"CIFAR-?10": (
-        "CIFAR-10 (Krizhevsky, 2009), "
-        "https://www.cs.toronto.edu/~kriz/cifar.html"
+        "CIFAR-10 (Krizhevsky, 2009)",
+        "https://www.cs.toronto.edu/~kriz/cifar.html",
     ),
     r"dlib": (
-        "dlib's example face photos and landmarks, "
-        "https://github.com/davisking/dlib/tree/master/examples/faces"
+        "dlib's example face photos and landmarks",
+        "https://github.com/davisking/dlib/tree/master/examples/faces",
     ),
 }
 
@@ -157,10 +158,11 @@ def _imports(source: str) -> set[str]:
     return names
 
 
-def data_sources(source: str) -> list[str]:
+def data_sources(source: str) -> list[list[str]]:
+    """[name, URL] of each dataset the lesson's source names."""
     return [
-        line
-        for pattern, line in DATA_SOURCES.items()
+        list(found)
+        for pattern, found in DATA_SOURCES.items()
         if re.search(pattern, source, re.IGNORECASE)
     ]
 
@@ -218,8 +220,11 @@ def notebook_cell(stamp: dict | None = None) -> str:
     if stamp:
         lines.append(f"# {stamp_text(stamp)}.")
         if "torchvision" in verified:
-            lines.append(f"# (torchvision {verified['torchvision']})")
-        lines += [f"# Data: {line}" for line in stamp.get("data", [])]
+            lines.append(
+                f"# Also verified with torchvision {verified['torchvision']}."
+            )
+        for name, url in stamp.get("data", []):
+            lines += [f"# Data: {name},", f"#   {url}"]
     else:
         names = " and ".join(f"{k} {v}" for k, v in verified.items())
         lines.append(f"# Written for {names}.")
