@@ -295,7 +295,7 @@ def stamp_lesson(gallery_conf, fname, when) -> None:
         "device": _device("torch" in imports or "torchvision" in imports),
         "checks": count_checks(source),
         "data": data_sources(source),
-        "md5": hashlib.md5(source.encode()).hexdigest(),
+        "md5": source_md5(src),  # the page shows it while this matches
         "versions": installed_versions(gallery_conf["src_dir"]),
     }
     target_dir.mkdir(parents=True, exist_ok=True)
