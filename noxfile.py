@@ -1,9 +1,10 @@
 """Tasks for PyTorch by Example.
 
-    nox -s docs        build the whole site, every lesson executed -> build/html
+    nox -s docs        build the site, changed lessons executed -> build/html
     nox -s docs-fast   prose-only rebuild, no lesson executed
     nox -s tests       build the site, then run the test suite
-    nox -s publish     build a version into build/site/<version>/ (`-- dev` for dev)
+    nox -s publish     build a version into build/site/<version>/, every
+                       lesson executed afresh (`-- dev` for dev)
     nox -s benchmark   time clean, no-change, one-lesson and parallel builds
 
 All sessions share one virtualenv (``.nox/venv``): torch and TensorFlow make
@@ -81,7 +82,7 @@ def venv(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none", requires=["venv"])
 def docs(session: nox.Session) -> None:
-    """Build the site with every lesson executed; posargs go to sphinx-build."""
+    """Build the site, running changed lessons; posargs go to sphinx-build."""
     _run(session, *SPHINX, *session.posargs)
     session.log(f"Site built: {SITE / 'index.html'}")
 
@@ -94,7 +95,7 @@ def docs_fast(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none", requires=["venv"])
 def tests(session: nox.Session) -> None:
-    """Build the site (incrementally), then run pytest; posargs go to pytest."""
+    """Build the site (incrementally), then run pytest (posargs)."""
     _run(session, *SPHINX)
     axe_js = AXE / "node_modules" / "axe-core" / "axe.min.js"
     _run(
@@ -108,12 +109,19 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none", requires=["venv"])
 def publish(session: nox.Session) -> None:
-    """Publish into build/site/<version>/ (default: pyproject's version; or `-- dev`)."""
+    """Publish into build/site/<version>/: pyproject's version, or `-- dev`.
+
+    Every lesson runs afresh; notebooks land in <version>/notebooks/ for the
+    Colab links; .github/workflows/docs.yml pushes build/site to gh-pages.
+    """
     args = session.posargs or [PYPROJECT["project"]["version"]]
     _run(session, "docs/publish.py", *args)
 
 
 @nox.session(venv_backend="none", requires=["venv"])
 def benchmark(session: nox.Session) -> None:
-    """Time clean, no-change, one-lesson and parallel builds (build/benchmark.json)."""
+    """Time clean, no-change, one-lesson and parallel builds.
+
+    Writes build/benchmark.json.
+    """
     _run(session, "docs/benchmark.py", *session.posargs)

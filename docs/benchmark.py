@@ -37,7 +37,7 @@ EDITED = (
 
 
 def build(project: Path, out: Path, *extra: str) -> float | None:
-    """Seconds one sphinx-build took, or None if it failed (its log says why)."""
+    """Seconds one sphinx-build took, or None if it failed (see its log)."""
     start = time.perf_counter()
     result = subprocess.run(
         [

@@ -9,21 +9,27 @@ DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(DOCS / "_ext"))  # our small extension, pbe_sphinx
 
+import pbe_sphinx  # noqa: E402
+
 # The one place the version lives is pyproject.toml.  docs/publish.py sets
 # PBE_DOCS_VERSION to build the same sources as "dev".
 with open(ROOT / "pyproject.toml", "rb") as f:
-    release = tomllib.load(f)["project"]["version"]
-version = release = os.environ.get("PBE_DOCS_VERSION", release)
+    PROJECT = tomllib.load(f)["project"]
+version = release = os.environ.get("PBE_DOCS_VERSION", PROJECT["version"])
+
+# The one place the repository and the site's address live is pyproject's
+# [project.urls]: the GitHub icon, the Colab links, the "Report a problem"
+# links and docs/publish.py (the URL path the site is served under) read it.
+pbe_repository = PROJECT["urls"]["Repository"].rstrip("/")
+pbe_documentation = PROJECT["urls"]["Documentation"].rstrip("/") + "/"
 
 project = "PyTorch by Example"
 author = "The PyTorch by Example authors"
 copyright = f"2026, {author}"
-REPO_URL = "https://github.com/pytorch-by-example/pytorch-by-example"
 
 extensions = [
     "sphinx.ext.intersphinx",
     "sphinx_gallery.gen_gallery",
-    "sphinx_tags",  # after sphinx-gallery: it reads the lesson pages it generates
     "sphinx_design",
     "sphinx_copybutton",
     "pbe_sphinx",
@@ -35,6 +41,7 @@ exclude_patterns = [
     "**/*.py.md5",
     "**/*.codeobj.json",
     "**/*.zip",
+    "gen_modules/backreferences/*",
 ]
 templates_path = ["_templates"]
 html_static_path = ["_static"]
@@ -67,10 +74,22 @@ sphinx_gallery_conf = {
     # Every .py is a lesson (no plot_ prefix); its two-digit prefix orders it.
     "filename_pattern": r"\.py$",
     "within_subsection_order": "FileNameSortKey",
-    # Notebooks: plots inline, like the page.
-    "first_notebook_cell": "%matplotlib inline",
-    # Lessons share one process: put global torch state back between them.
-    "reset_modules": ("matplotlib", "pbe_sphinx.reset_torch"),
+    # Notebooks: plots inline, like the page; the versions the lesson was
+    # verified with. pbe_sphinx.stamp_lesson gives each executed lesson's
+    # notebook its own first cell (its verified stamp, its data source).
+    "first_notebook_cell": pbe_sphinx.notebook_cell(),
+    # Lessons share one process: put global torch state back between them;
+    # stamp each lesson as it runs. Called before and after each lesson.
+    "reset_modules": (
+        "matplotlib",
+        "pbe_sphinx.reset_torch",
+        "pbe_sphinx.stamp_lesson",
+    ),
+    "reset_modules_order": "both",
+    # Re-run lessons whose source did not change: pbe_sphinx turns this on
+    # when the installed docs dependencies differ from the ones that made
+    # the pages, and for `nox -s publish`.
+    "run_stale_examples": False,
     # A lesson that raises fails the build (name and traceback in the log).
     "abort_on_example_error": False,  # run them all, then fail listing each
     "only_warn_on_example_error": False,
@@ -88,32 +107,35 @@ sphinx_gallery_conf = {
     # "Related lessons" at the bottom of each page, from their text.
     "recommender": {"enable": True, "n_examples": 3, "min_df": 2},
     "show_signature": False,
-}
-
-# Tags: each lesson's docstring has a `.. tags::` line (topic and level);
-# sphinx-tags makes a page per tag and an overview of them all.
-tags_create_tags = True
-tags_output_dir = "tags"
-tags_extension = ["rst"]
-tags_create_badges = True
-tags_overview_title = "Lessons by tag"
-tags_intro_text = "Tags:"
-tags_page_title = "Tag"
-tags_page_header = "Lessons with this tag"
-tags_badge_colors = {
-    "beginner": "success",
-    "intermediate": "info",
-    "advanced": "warning",
-    "*": "secondary",
+    # Lessons by API: which lessons use each torch/torchvision name
+    # (pbe_sphinx writes lessons_by_api.rst from these).
+    "doc_module": ("torch", "torchvision"),
+    "backreferences_dir": "gen_modules/backreferences",
+    "inspect_global_variables": True,
+    # Names nearly every lesson uses would list every lesson: left out.
+    "exclude_implicit_doc": {
+        r"^torch(\.[\w.]+)?\.(tensor|manual_seed|no_grad|device|dtype|"
+        r"float32|randn|rand|zeros|ones|arange|Tensor|Size|Generator)$",
+        r"\.Tensor(Base)?\.\w+$",  # methods on tensors: nearly every line
+        # device choice, in every lesson
+        r"^torch\.(accelerator\.(is_available|current_accelerator)"
+        r"|cuda\.is_available)$",
+    },
+    # Thumbnails: a lesson's first figure unless it names another
+    # (`# sphinx_gallery_thumbnail_number = N`); a lesson without figures
+    # names its section's picture in docs/_static/thumbs/
+    # (`# sphinx_gallery_thumbnail_path = "_static/thumbs/<section>.png"`).
+    "default_thumb_file": str(DOCS / "_static" / "thumbs" / "lesson.png"),
 }
 
 html_theme = "pydata_sphinx_theme"
 html_title = project
 html_theme_options = {
-    "github_url": REPO_URL,
+    "github_url": pbe_repository,
     "navbar_end": ["version-switcher", "theme-switcher", "navbar-icon-links"],
     # An icon search button: the wide search field's visible text ("Search
-    # Ctrl+K") differs from its accessible name (axe: label-content-name-mismatch).
+    # Ctrl+K") differs from its accessible name
+    # (axe: label-content-name-mismatch).
     "navbar_persistent": ["search-button"],
     "switcher": {
         # Resolved from the site root at view time; the publish session keeps
@@ -129,8 +151,4 @@ html_theme_options = {
         "lesson-actions",
     ],
 }
-html_context = {
-    "default_mode": "auto",
-    # Colab opens the notebooks of the published site (gh-pages branch).
-    "colab_base": f"https://colab.research.google.com/github/{REPO_URL.removeprefix('https://github.com/')}/blob/gh-pages/{version}/",
-}
+html_context = {"default_mode": "auto"}

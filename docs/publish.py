@@ -1,6 +1,7 @@
 """Publish one version of the site into a multi-version site folder.
 
-    python docs/publish.py [--site build/site] [--base /] VERSION [sphinx args...]
+    python docs/publish.py [--site build/site] [--base /path/] VERSION \
+        [sphinx args...]
 
 builds the docs for VERSION ("dev" or a release such as "0.1.0") into
 ``<site>/<VERSION>/``, keeps every version already there, rewrites the version
@@ -8,6 +9,11 @@ switcher list (``<site>/switcher.json`` and each version's
 ``_static/switcher.json``: dev, then releases newest first, the newest release
 marked stable and preferred) and points ``<site>/index.html`` at the stable
 version (dev while there is no release).  ``nox -s publish`` runs it.
+
+Every lesson is executed afresh (``PBE_RUN_ALL_LESSONS=1``), and each
+lesson's notebook is placed at ``<VERSION>/notebooks/<section>/<lesson>.ipynb``
+(where its page's "Open in Colab" link points, on the gh-pages branch).
+``--base`` defaults to the path of pyproject's ``Documentation`` URL.
 """
 
 from __future__ import annotations
@@ -15,20 +21,26 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from packaging.version import InvalidVersion, Version
 
 DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+GALLERY = ROOT / "gallery"
 
 REDIRECT = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>Redirecting to the stable version</title>
 <meta http-equiv="refresh" content="0; url={target}/index.html">
 <link rel="canonical" href="{target}/index.html">
-</head><body><a href="{target}/index.html">Go to version {target}</a></body></html>
+</head><body><a href="{target}/index.html">Go to version {target}</a>
+</body></html>
 """
 
 
@@ -61,16 +73,42 @@ def switcher_entries(versions: list[str], base: str) -> list[dict]:
     return entries
 
 
+def place_notebooks(out: Path) -> list[Path]:
+    """Copy each lesson's notebook to ``<out>/notebooks/<section>/``."""
+    target = out / "notebooks"
+    shutil.rmtree(target, ignore_errors=True)
+    placed = []
+    for lesson in sorted(GALLERY.glob("*/*.py")):
+        section = lesson.parent.name
+        notebook = DOCS / "lessons" / section / f"{lesson.stem}.ipynb"
+        if not notebook.is_file():
+            raise SystemExit(f"publish: no notebook for {lesson}")
+        (target / section).mkdir(parents=True, exist_ok=True)
+        placed.append(shutil.copy2(notebook, target / section))
+    return placed
+
+
+def default_base() -> str:
+    """The URL path of pyproject's Documentation URL ("/" for a domain)."""
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        url = tomllib.load(f)["project"]["urls"]["Documentation"]
+    return urlsplit(url).path.rstrip("/") + "/"
+
+
 def publish(
     site: Path, version: str, base: str, sphinx_args: list[str]
 ) -> list[dict]:
     if version != "dev" and _release(version) is None:
         raise SystemExit(
-            f"publish: {version!r} is neither 'dev' nor a release number like 0.1.0"
+            f"publish: {version!r} is neither 'dev' nor a release number "
+            "like 0.1.0"
         )
     site.mkdir(parents=True, exist_ok=True)
     out = site / version
-    env = os.environ | {"PBE_DOCS_VERSION": version}
+    env = os.environ | {
+        "PBE_DOCS_VERSION": version,
+        "PBE_RUN_ALL_LESSONS": "1",
+    }
     subprocess.run(
         [
             sys.executable,
@@ -81,7 +119,8 @@ def publish(
             "-W",
             "--keep-going",
             "-d",
-            str(site / ".doctrees" / version),
+            # outside the site: the site folder is what gets pushed
+            str(site.parent / f"{site.name}-doctrees" / version),
             str(DOCS),
             str(out),
             *sphinx_args,
@@ -89,11 +128,9 @@ def publish(
         env=env,
         check=True,
     )
-    versions = [
-        p.name
-        for p in site.iterdir()
-        if (p / "index.html").is_file() and p.name != ".doctrees"
-    ]
+    place_notebooks(out)
+    (site / ".nojekyll").touch()  # GitHub Pages: serve _static/ as is
+    versions = [p.name for p in site.iterdir() if (p / "index.html").is_file()]
     entries = switcher_entries(versions, base)
     text = json.dumps(entries, indent=2) + "\n"
     (site / "switcher.json").write_text(text)
@@ -117,8 +154,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--base",
-        default="/",
-        help="URL path the site is served under (default /)",
+        default=default_base(),
+        help="URL path the site is served under (default: the path of "
+        "pyproject's Documentation URL)",
     )
     args, sphinx_args = parser.parse_known_args(argv)
     entries = publish(args.site, args.version, args.base, sphinx_args)

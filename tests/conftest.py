@@ -32,7 +32,8 @@ def lesson_id(path: Path) -> str:
 def site() -> Path:
     if not (SITE / "index.html").is_file():
         pytest.fail(
-            f"No built site at {SITE}: run `nox -s docs` (or `nox -s tests`) first."
+            f"No built site at {SITE}: run `nox -s docs` "
+            "(or `nox -s tests`) first."
         )
     return SITE
 
@@ -61,3 +62,31 @@ def downloads(site: Path, lesson: Path) -> dict[str, Path]:
         target = (html.parent / a["href"]).resolve()
         found[target.suffix] = target
     return found
+
+
+def make_project(tmp: Path, lessons: dict[str, str]) -> Path:
+    """A copy of the docs with a tiny gallery, so building it is quick.
+
+    ``lessons`` maps ``"<section>/<file>.py"`` to the lesson's source.
+    """
+    import shutil
+
+    shutil.copytree(
+        ROOT / "docs",
+        tmp / "docs",
+        ignore=shutil.ignore_patterns(
+            "lessons", "sg_*", "gen_modules", "lessons_by_api.rst"
+        ),
+    )
+    shutil.copy(ROOT / "pyproject.toml", tmp)
+    gallery = tmp / "gallery"
+    gallery.mkdir()
+    shutil.copy(ROOT / "gallery" / "GALLERY_HEADER.rst", gallery)
+    for section in SECTIONS:
+        (gallery / section).mkdir()
+        shutil.copy(
+            ROOT / "gallery" / section / "README.rst", gallery / section
+        )
+    for name, source in lessons.items():
+        (gallery / name).write_text(source)
+    return tmp

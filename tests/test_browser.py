@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import re
 import shutil
@@ -19,14 +20,17 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT, VERSION
+from conftest import LESSONS, ROOT, VERSION, lesson_id
 
 CHROMIUM = os.environ.get("PBE_CHROMIUM") or shutil.which("chromium")
 AXE_JS = os.environ.get("PBE_AXE_JS", "")
 SHOTS = ROOT / "build" / "screenshots"
 
 if not (CHROMIUM and Path(AXE_JS).is_file()):
-    reason = f"browser tests need Chromium (found: {CHROMIUM}) and axe-core (PBE_AXE_JS={AXE_JS!r})"
+    reason = (
+        f"browser tests need Chromium (found: {CHROMIUM}) "
+        f"and axe-core (PBE_AXE_JS={AXE_JS!r})"
+    )
     if os.environ.get("PBE_REQUIRE_BROWSER") == "1":
         raise RuntimeError(reason)
     pytest.skip(reason, allow_module_level=True)
@@ -195,8 +199,60 @@ def test_accessibility_no_serious_violations(page, base_url, path):
         "async () => await axe.run(document, {resultTypes: ['violations']})"
     )
     bad = [
-        f"{v['id']} ({v['impact']}): {v['help']} -> {[n['target'] for n in v['nodes']][:3]}"
+        f"{v['id']} ({v['impact']}): {v['help']} -> "
+        f"{[n['target'] for n in v['nodes']][:3]}"
         for v in results["violations"]
         if v["impact"] in ("serious", "critical")
     ]
     assert not bad, "\n".join(bad)
+
+
+def _tags(lesson):
+    match = re.search(
+        r"^# sphinx_gallery_tags = (\[.*\])$", lesson.read_text(), re.M
+    )
+    return json.loads(match.group(1)) if match else []
+
+
+def test_tag_button_filters_cards_and_keeps_filter_in_url(page, base_url):
+    """Clicking a tag on the lesson index shows only that tag's lessons; the
+    URL keeps the filter, and a lesson's tag link opens the same view."""
+    tagged = {lesson_id(lesson): _tags(lesson) for lesson in LESSONS}
+    tag = "intermediate"
+    expected = sorted(f"{k}.html" for k, tags in tagged.items() if tag in tags)
+    assert expected and len(expected) < len(LESSONS)
+
+    def visible_cards():
+        return sorted(
+            page.locator(
+                ".sphx-glr-thumbcontainer:visible a[href]"
+            ).evaluate_all("links => links.map(a => a.getAttribute('href'))")
+        )
+
+    page.goto(f"{base_url}/lessons/index.html")
+    page.locator("#sg-tag-list .sphx-glr-tag", has_text=tag).first.click()
+    expect(page).to_have_url(re.compile(rf"\?sg-tags={tag}$"))
+    assert visible_cards() == expected
+    shot(page, "tag-filter")
+
+    # a lesson's tag links to the index filtered by that tag
+    lesson = next(k for k, tags in tagged.items() if tag in tags)
+    page.goto(f"{base_url}/lessons/{lesson}.html")
+    page.locator(".sphx-glr-example-tags a", has_text=tag).click()
+    expect(page).to_have_url(
+        re.compile(rf"lessons/index\.html\?sg-tags={tag}$")
+    )
+    expect(page.locator(".sphx-glr-thumbcontainer:visible")).to_have_count(
+        len(expected)
+    )
+    assert visible_cards() == expected
+
+
+def test_search_finds_lessons_by_api_page(page, base_url):
+    page.goto(f"{base_url}/search.html?q=DataLoader")
+    results = page.locator("ul.search li a")
+    expect(results.first).to_be_visible(timeout=15_000)
+    assert any(
+        "lessons_by_api" in (a.get_attribute("href") or "")
+        for a in results.all()
+    )

@@ -14,7 +14,8 @@ HERE = Path(__file__).parent
 
 def test_internal_links_and_anchors_resolve(site):
     with tempfile.TemporaryDirectory() as tmp:
-        # Run as root, LinkChecker drops to user "nobody": check a readable copy.
+        # Run as root, LinkChecker drops to user "nobody": check a readable
+        # copy.
         copy = shutil.copytree(site, Path(tmp) / "html")
         for p in [Path(tmp), *copy.rglob("*")]:
             p.chmod(0o755 if p.is_dir() else 0o644)
@@ -36,7 +37,8 @@ def _check(copy: Path) -> None:
         timeout=900,
     )
     summary = re.search(
-        r"(\d+) links? in \d+ URLs checked\. (\d+) warnings? found\. (\d+) errors? found",
+        r"(\d+) links? in \d+ URLs checked\. (\d+) warnings? found\. "
+        r"(\d+) errors? found",
         proc.stdout,
     )
     assert summary, proc.stdout[-3000:] + proc.stderr[-3000:]

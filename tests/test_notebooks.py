@@ -26,7 +26,8 @@ def test_notebook_executes(site, lesson, tmp_path, monkeypatch):
         kernel_name="python3",
         resources={"metadata": {"path": str(tmp_path)}},
     )
-    client.execute()  # raises CellExecutionError, with the traceback, on any error
+    # raises CellExecutionError, with the traceback, on any error
+    client.execute()
     errors = [
         o
         for c in nb.cells

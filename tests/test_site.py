@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
+import tomllib
 import zipfile
 from pathlib import Path
+from urllib.parse import parse_qs, quote, urlsplit
 
 import nbformat
 import pytest
@@ -21,6 +24,11 @@ from conftest import (
     page,
     soup,
 )
+
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+import pbe_sphinx  # noqa: E402
+
+URLS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
 
 # What must never appear in a lesson's captured output: a traceback, any
 # warning category, or an uncaught exception line ("ValueError: ...").
@@ -55,11 +63,166 @@ def test_page_offers_py_and_ipynb(site, lesson):
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
 def test_notebook_is_valid(site, lesson):
+    """The first cell: inline plots, the verified stamp, the versions it
+    was verified with (a note if the reader's differ), the data source."""
     nb = nbformat.read(downloads(site, lesson)[".ipynb"], as_version=4)
     nbformat.validate(nb)
     code = [c for c in nb.cells if c.cell_type == "code"]
-    assert code[0].source.strip() == "%matplotlib inline"
+    first = code[0].source
+    assert first.startswith("%matplotlib inline\n")
+    assert re.search(STAMP, first), first
+    assert f'"torch": "{TORCH}"' in first
+    if "torchvision" in pbe_sphinx._imports(lesson.read_text()):
+        assert '"torchvision": "' in first
+    for name, url in pbe_sphinx.data_sources(lesson.read_text()):
+        assert f"# Data: {name},\n#   {url}\n" in first
+    assert "pip install" not in first and "!pip" not in first
     assert len(code) > 2
+
+
+# "Verified on <date> with torch X.Y.Z on <device>: <N> checks passed"
+STAMP = re.compile(
+    r"Verified on \d{4}-\d\d-\d\d with torch (?P<torch>[\d.]+) on "
+    r"(?P<device>.+?): (?P<checks>\d+) checks? passed"
+)
+TORCH = pbe_sphinx._version("torch")
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
+def test_page_shows_verified_stamp_under_title(site, lesson):
+    html = soup(page(site, lesson))
+    stamp = html.select_one("h1 ~ p.pbe-verified")
+    assert stamp is not None, f"{lesson.stem}: no stamp under the title"
+    match = STAMP.fullmatch(stamp.get_text().strip())
+    assert match, stamp.get_text()
+    assert match["torch"] == TORCH
+    checks = int(match["checks"])
+    assert checks > 0, f"{lesson.stem} verifies nothing"
+    assert checks == pbe_sphinx.count_checks(lesson.read_text())
+
+
+def test_check_count_reads_the_source():
+    source = (
+        "import torch\nassert 1\nassert torch.autograd.gradcheck(f, x)\n"
+        "torch.testing.assert_close(a, b)\ngradcheck(f, x)\n"
+        "# assert in a comment\nprint('assert_close(')\n"
+    )
+    assert pbe_sphinx.count_checks(source) == 4
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
+def test_lesson_actions_colab_and_report_a_problem(site, lesson):
+    html = soup(page(site, lesson))
+    colab = html.select_one(".pbe-colab a")["href"]
+    assert colab == (
+        "https://colab.research.google.com/github/"
+        f"{URLS['Repository'].removeprefix('https://github.com/')}"
+        f"/blob/gh-pages/{VERSION}/notebooks/{lesson_id(lesson)}.ipynb"
+    )
+    report = urlsplit(html.select_one(".pbe-report a")["href"])
+    assert f"{report.scheme}://{report.netloc}{report.path}" == (
+        f"{URLS['Repository']}/issues/new"
+    )
+    body = parse_qs(report.query)["body"][0]
+    assert f"Lesson: {lesson_id(lesson)}" in body
+    assert f"Site version: {VERSION}" in body
+    assert f"with torch {TORCH}" in body
+
+
+def test_index_pages_have_no_colab_link(site):
+    for index in [
+        site / "index.html",
+        *(site / "lessons").rglob("index.html"),
+    ]:
+        assert "colab.research.google.com" not in index.read_text()
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
+def test_tags_are_sphinx_gallery_tags_linking_the_filtered_index(site, lesson):
+    tags = pbe_sphinx_tags(lesson)
+    assert tags, f"{lesson.name}: no # sphinx_gallery_tags = [...] line"
+    assert tags[0] in {"beginner", "intermediate", "advanced"}, tags
+    html = soup(page(site, lesson))
+    hrefs = [a["href"] for a in html.select(".sphx-glr-example-tags a")]
+    assert hrefs == [f"../index.html?sg-tags={quote(t)}" for t in tags]
+    index = soup(site / "lessons" / "index.html")
+    card = index.select_one(
+        f".sphx-glr-thumbcontainer:has(a[href='{lesson_id(lesson)}.html'])"
+    )
+    assert json.loads(card["data-sgtags"]) == tags
+
+
+def pbe_sphinx_tags(lesson):
+    match = re.search(
+        r"^# sphinx_gallery_tags = (\[.*\])$", lesson.read_text(), re.M
+    )
+    return json.loads(match.group(1)) if match else []
+
+
+def test_no_sphinx_tags_pages(site):
+    assert not (site / "tags").exists()
+
+
+def test_lessons_by_api_page(site):
+    """torch.nn.Linear, torch.optim.SGD and DataLoader, each with the
+    lessons whose code uses them (and only those)."""
+    html = soup(site / "lessons_by_api.html")
+    for name, used_as in [
+        ("torch.nn.Linear", r"\bLinear\("),
+        ("torch.optim.SGD", r"\bSGD\("),
+        ("torch.utils.data.DataLoader", r"\bDataLoader\("),
+    ]:
+        section = html.find(id=name.replace(".", "-").lower())
+        assert section is not None, f"no section for {name}"
+        linked = {
+            a["href"].removeprefix("lessons/").removesuffix(".html")
+            for a in section.select(".sphx-glr-thumbcontainer a[href]")
+        }
+        users = {
+            lesson_id(lesson)
+            for lesson in LESSONS
+            if re.search(used_as, code_of(lesson))
+        }
+        assert users, f"no lesson uses {name}"
+        assert users <= linked, f"{name}: missing {sorted(users - linked)}"
+
+
+def code_of(lesson):
+    """A lesson's code lines, without its prose (comment) lines."""
+    return "\n".join(
+        line
+        for line in lesson.read_text().splitlines()
+        if not line.lstrip().startswith("#")
+    )
+
+
+def test_thumbnails_tell_lessons_apart(site):
+    """Each card has its own picture: no two alike, unless both are their
+    section's picture (docs/_static/thumbs/<section>.png, named by a lesson
+    without figures); never sphinx-gallery's default."""
+    index = site / "lessons" / "index.html"
+    pictures = {}
+    for card in soup(index).select(".sphx-glr-thumbcontainer"):
+        href = card.select_one("a[href]")["href"]
+        img = (index.parent / card.select_one("img")["src"]).resolve()
+        pictures.setdefault(img.read_bytes(), []).append(href)
+    section_picture = re.compile(
+        r'^# sphinx_gallery_thumbnail_path = "_static/thumbs/'
+        r'(?P<section>\w+)\.png"$',
+        re.MULTILINE,
+    )
+
+    def names_its_section_picture(href):
+        lesson = ROOT / "gallery" / href.removesuffix(".html")
+        match = section_picture.search(lesson.with_suffix(".py").read_text())
+        return match and match["section"] == lesson.parent.name
+
+    alike = [
+        hrefs
+        for hrefs in pictures.values()
+        if len(hrefs) > 1 and not all(map(names_its_section_picture, hrefs))
+    ]
+    assert not alike, f"cards with the same picture: {alike}"
 
 
 def test_zip_archives_hold_every_lesson(site):
@@ -111,6 +274,8 @@ def test_execution_times_page_lists_every_lesson(site):
     text = soup(site / "sg_execution_times.html").get_text()
     for lesson in LESSONS:
         assert f"{lesson.stem}.py" in text
+    stamps = STAMP.findall(text)
+    assert len(stamps) == len(LESSONS), "a lesson's verified stamp is missing"
 
 
 def test_version_switcher_names_current_version(site):
@@ -126,7 +291,7 @@ def test_version_switcher_names_current_version(site):
 
 
 def test_face_dataset_names_file_and_row_of_bad_input(site):
-    """A missing image or a malformed CSV row fails with the file and row named."""
+    """A missing image or a malformed CSV row fails naming file and row."""
     text = captured_output(
         page(site, ROOT / "gallery" / "data" / "02_custom_dataset_faces.py")
     )
@@ -137,7 +302,8 @@ def test_face_dataset_names_file_and_row_of_bad_input(site):
         r"Malformed row error: \S+\.csv, row \d+ .*is not a number", text
     )
     assert re.search(
-        r"Malformed row error: \S+\.csv, row \d+ .*fields where the header has",
+        r"Malformed row error: \S+\.csv, row \d+ "
+        r".*fields where the header has",
         text,
     )
 
@@ -157,11 +323,14 @@ def test_cifar_page_reports_accuracy_and_training_time(site):
     assert re.search(r"Training took [\d.]+ s", text)
 
 
-# Code (not prose) that starts processes: DataLoader workers, torch.multiprocessing,
-# torch.distributed. Such lessons cannot run inside a joblib worker of a parallel
-# build (`sphinx-build -j N`), so they must opt out and run alone.
+# Code (not prose) that starts processes: DataLoader workers,
+# torch.multiprocessing, torch.distributed. Such lessons cannot run inside a
+# joblib worker of a parallel build (`sphinx-build -j N`), so they must opt
+# out and run alone.
 STARTS_PROCESSES = re.compile(
-    r"""num_workers["']?\s*[=:]\s*(?!0\b)|^\s*import torch\.(multiprocessing|distributed)\b""",
+    r"""num_workers["']?\s*[=:]\s*(?!0\b)"""
+    r"""|^\s*import torch\.(multiprocessing|distributed)\b"""
+    r"""|\bsubprocess\.(run|Popen)\(""",
     re.MULTILINE,
 )
 
@@ -178,10 +347,12 @@ def test_lessons_that_start_processes_run_alone(site, lesson):
         r"^# sphinx_gallery_parallel = False$", source, re.MULTILINE
     )
     assert bool(STARTS_PROCESSES.search(code)) == bool(marked), (
-        f"{lesson.name}: a lesson that starts processes needs '# sphinx_gallery_parallel = False', "
+        f"{lesson.name}: a lesson that starts processes needs "
+        "'# sphinx_gallery_parallel = False', "
         "and only such a lesson"
     )
-    # the marker is build configuration: it appears neither on the page nor in the notebook
+    # the marker is build configuration: it appears neither on the page nor
+    # in the notebook
     assert "sphinx_gallery_" not in page(site, lesson).read_text(
         encoding="utf-8"
     )
@@ -192,9 +363,33 @@ def test_lessons_that_start_processes_run_alone(site, lesson):
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
 def test_page_shows_no_paths_of_the_build_machine(site, lesson):
-    """The page is read on other machines: no home, cache, checkout or data folder in its output."""
+    """The page is read on other machines: no home, cache, checkout or data
+    folder in its output."""
     text = captured_output(page(site, lesson))
     folders = {str(Path.home()), str(ROOT)}
     if os.environ.get("PBE_DATA_DIR"):
         folders.add(str(Path(os.environ["PBE_DATA_DIR"]).resolve()))
     assert not [f for f in folders if f in text]
+
+
+def test_first_cell_notes_other_torch_versions(capsys):
+    """The notebook's first cell prints a note when the reader's torch
+    differs in major or minor version from the verified one, not for a
+    patch release."""
+    stamp = {
+        "date": "2026-01-01",
+        "torch": "1.0.0",
+        "torchvision": None,
+        "device": "CPU",
+        "checks": 1,
+    }
+    cell = pbe_sphinx.notebook_cell(stamp)
+    code = cell.removeprefix("%matplotlib inline\n")
+    exec(code, {})
+    assert (
+        "verified with torch 1.0.0; you are running" in capsys.readouterr().out
+    )
+    running = pbe_sphinx._version("torch").split(".")
+    stamp["torch"] = ".".join([*running[:2], "99"])
+    exec(pbe_sphinx.notebook_cell(stamp).split("\n", 1)[1], {})
+    assert capsys.readouterr().out == ""
