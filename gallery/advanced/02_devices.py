@@ -34,6 +34,7 @@ print(f"accelerators visible: {torch.accelerator.device_count()}")
 assert torch.device("cuda", 1) == torch.device("cuda:1")
 assert torch.device("cuda").index is None
 # sphinx_gallery_tags = ["intermediate", "gpu"]
+# sphinx_gallery_thumbnail_path = "_static/thumbs/advanced.png"
 
 # %%
 # The first line of output names the device every cell below uses.

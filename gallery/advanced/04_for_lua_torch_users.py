@@ -17,6 +17,7 @@ else:
     device = torch.device("cpu")
 print(f"Running on: {device.type}")
 # sphinx_gallery_tags = ["beginner", "tensors", "migration"]
+# sphinx_gallery_thumbnail_path = "_static/thumbs/advanced.png"
 
 # %%
 # In place or not: the trailing underscore

@@ -246,9 +246,9 @@ if use_workers:
 # Workers change the speed, never the data: every run gave the same images
 # in the same order. Where workers ran, the second epoch was made by two new
 # processes without ``persistent_workers`` and by the same two with it (the
-# asserts compare process ids). The times are one measurement on the machine that built this
-# page and depend on how many cores are free; start with about one worker
-# per spare core, then measure.
+# asserts compare process ids). The times are one measurement on the
+# machine that built this page and depend on how many cores are free; start
+# with about one worker per spare core, then measure.
 #
 # Training the two-layer network over a loader
 # --------------------------------------------

@@ -310,15 +310,15 @@ print(table.to_string())
 # The figure shows the mistakes only (diagonal set to zero); the most
 # frequent one is between two animals.
 mistakes = confusion - torch.diag(confusion.diag())
+truth, guess = divmod(mistakes.argmax().item(), 10)
+print(f"most frequent: {CLASSES[truth]} taken for {CLASSES[guess]}")
+assert {truth, guess} <= {2, 3, 4, 5, 6, 7}  # bird ... horse: animals
 fig, ax = plt.subplots(figsize=(6, 5), layout="constrained")
 fig.colorbar(ax.imshow(mistakes, cmap="Reds"), label="test images")
 ax.set_xticks(range(10), CLASSES, rotation=45, ha="right")
 ax.set_yticks(range(10), CLASSES)
 ax.set(xlabel="predicted class", ylabel="true class", title="Mistakes")
 plt.show()
-truth, guess = divmod(mistakes.argmax().item(), 10)
-print(f"most frequent: {CLASSES[truth]} taken for {CLASSES[guess]}")
-assert {truth, guess} <= {2, 3, 4, 5, 6, 7}  # bird ... horse: animals
 
 # %%
 # Saving and reloading the weights
