@@ -6,8 +6,7 @@ The basics lessons built the two-layer ReLU network from bare weight tensors
 and a hand-written forward pass. ``torch.nn`` packages those pieces: layers
 that create and own their weights, ready-made loss functions, and a
 ``state_dict`` that names every weight. This lesson rebuilds the same network
-with ``nn.Sequential`` and trains it with a gradient-descent update written by
-hand, so each step of training stays in plain view.
+with ``nn.Sequential`` and trains it by gradient descent written by hand.
 """
 
 # %%
@@ -20,7 +19,7 @@ import torch
 from torch import nn
 
 torch.manual_seed(0)
-if torch.accelerator.is_available():  # CUDA, MPS or XPU
+if torch.accelerator.is_available():  # e.g. CUDA, MPS or XPU
     device = torch.accelerator.current_accelerator()
 else:
     device = torch.device("cpu")
@@ -51,10 +50,8 @@ print(model)
 y_pred = model(x)
 
 first, relu, second = model  # a Sequential can be indexed and iterated
-by_hand = (
-    torch.clamp(x @ first.weight.T + first.bias, min=0) @ second.weight.T
-    + second.bias
-)
+hidden = torch.clamp(x @ first.weight.T + first.bias, min=0)
+by_hand = hidden @ second.weight.T + second.bias
 torch.testing.assert_close(y_pred, by_hand)
 print(f"output shape: {tuple(y_pred.shape)}")
 
@@ -73,22 +70,21 @@ for name, p in model.named_parameters():
 n_params = sum(p.numel() for p in model.parameters())
 print(f"learnable numbers in total: {n_params:,}")
 assert n_params == D_in * H + H + H * D_out + D_out
-assert all(
-    isinstance(p, nn.Parameter) and p.requires_grad for p in model.parameters()
-)
+assert {name[0] for name, _ in model.named_parameters()} == {"0", "2"}
+assert all(p.requires_grad for p in model.parameters())
+assert dict(first.named_parameters())["weight"] is first.weight  # recorded
 
 # %%
 # Unlike the ``torch.randn`` weights of the basics lessons, a fresh
 # ``nn.Linear`` draws its weight and bias uniformly from
 # :math:`[-1/\sqrt{n}, 1/\sqrt{n}]`, where :math:`n` is ``in_features``.
-# So the outputs start small: here far smaller than the unit-variance
-# targets.
+# So the outputs start small: here less than half the spread of the
+# unit-variance targets.
 for layer in (first, second):
     bound = layer.in_features**-0.5
     assert layer.weight.abs().max() <= bound
     assert layer.bias.abs().max() <= bound
-    name = f"Linear({layer.in_features}, {layer.out_features})"
-    print(f"{name}: every entry within +/-{bound:.4f}")
+    print(f"{layer.in_features} inputs: every entry within +/-{bound:.4f}")
 print(f"output std {y_pred.std():.3f}, target std {y.std():.3f}")
 assert y_pred.std() < 0.5 * y.std()
 
@@ -102,29 +98,30 @@ assert y_pred.std() < 0.5 * y.std()
 loss_fn = nn.MSELoss(reduction="sum")
 loss = loss_fn(y_pred, y)
 torch.testing.assert_close(loss, ((y_pred - y) ** 2).sum())
-
 mean_loss = nn.MSELoss()(y_pred, y)
 torch.testing.assert_close(mean_loss, loss / y.numel())
+(g_sum,) = torch.autograd.grad(loss, first.bias, retain_graph=True)
+(g_mean,) = torch.autograd.grad(mean_loss, first.bias)
+torch.testing.assert_close(g_mean, g_sum / y.numel())
 print(f"sum of squares: {loss.item():.4f}   mean: {mean_loss.item():.4f}")
 
 # %%
 # .. note:: Old code you may meet: ``nn.MSELoss(size_average=False)``. The
 #    booleans ``size_average`` and ``reduce`` were merged into ``reduction``;
 #    ``size_average=False`` is ``reduction="sum"``. Likewise ``loss.data[0]``
-#    is now ``loss.item()``, and the ``Variable(...)`` wrapper is gone.
+#    is now ``loss.item()``; ``Variable(t)`` is no longer needed: use ``t``.
 
 # %%
 # The state dict
 # --------------
-# ``model.state_dict()`` maps each name to its tensor. It is what you save to
-# disk and load back (the next lesson does exactly that). Its tensors are
+# ``model.state_dict()`` maps each name to its tensor. It is what you save
+# and reload (the next lesson does both, in a checkpoint). Its tensors are
 # detached, but they share memory with the live parameters: when training
 # changes the model, the dict changes too. To keep a snapshot, clone it.
 state = model.state_dict()
 print(list(state))
 assert state["0.weight"].data_ptr() == first.weight.data_ptr()  # same memory
 assert not state["0.weight"].requires_grad
-
 initial_state = {name: t.clone() for name, t in state.items()}
 
 # %%
@@ -165,13 +162,14 @@ else:
 # autograd records the change as one more operation. What it checks is that
 # no value saved for the backward pass was overwritten: each tensor carries
 # a version counter, and ``backward`` refuses to use a saved tensor whose
-# version moved on.
+# version moved on, even when ``torch.no_grad()`` hid the change itself.
 h = first(x)  # a non-leaf: computed from the weights
 h.clamp_(min=0)  # allowed, recorded like torch.clamp(h, min=0)
 assert not h.is_leaf and type(h.grad_fn).__name__ == "ClampBackward1"
 
 squared = h * h  # saves h for the backward pass
-h.add_(1)  # ... and now h has changed
+with torch.no_grad():
+    h.add_(1)  # ... and now h has changed, unrecorded
 try:
     squared.sum().backward()
 except RuntimeError as err:
@@ -180,14 +178,20 @@ else:
     raise AssertionError("backward should have found h modified")
 
 # %%
-# Inside ``with torch.no_grad():`` nothing is recorded, so the same
-# statement is allowed and is exactly the update we want.
+# Inside ``with torch.no_grad():`` nothing is recorded, so the update the
+# leaf refused above is allowed there, and it is exactly the update we want.
 #
 # .. note:: Old code you may meet: ``param.data -= lr * param.grad.data``.
-#    ``.data`` is an alias autograd does not watch, so changing a value a
-#    pending backward still needs silently gives wrong gradients.
-#    ``torch.no_grad()`` keeps autograd's checks; ``torch.optim`` does the
+#    ``.data`` is an alias autograd does not watch: a change through it skips
+#    the version check, so ``backward`` silently returns a wrong gradient
+#    (below). ``torch.no_grad()`` keeps the check; ``torch.optim`` does the
 #    update for you (next lesson).
+w = torch.ones(3, requires_grad=True)
+out = (w * w).sum()  # saves w; d out / d w = 2 * w = 2
+w.data.add_(1)  # unseen: backward now reads w = 2
+out.backward()
+print(f"gradient after a .data change: {w.grad.tolist()}, should be 2")
+assert torch.equal(w.grad, torch.full((3,), 4.0))
 
 # %%
 # Training
@@ -198,12 +202,10 @@ else:
 learning_rate = 1e-4
 losses = []
 for t in range(500):
-    y_pred = model(x)
-    loss = loss_fn(y_pred, y)
+    loss = loss_fn(model(x), y)
     losses.append(loss.item())
     if t % 100 == 0 or t == 499:
         print(f"step {t:3d}   loss {loss.item():.4g}")
-
     model.zero_grad()
     loss.backward()
     with torch.no_grad():
@@ -231,9 +233,8 @@ plt.show()
 # The ``state`` dict followed the weights as they changed; the cloned
 # snapshot kept the starting values. ``load_state_dict`` copies tensors into
 # an existing model by name, and a fresh ``Sequential`` loaded with the
-# snapshot reproduces the very first loss. We evaluate it in evaluation mode
-# (``eval()``), a habit that matters for the layers of
-# :ref:`sphx_glr_lessons_nn_03_custom_module.py`.
+# snapshot reproduces the very first loss. We call ``eval()`` first, a
+# habit that matters in :ref:`sphx_glr_lessons_nn_03_custom_module.py`.
 assert torch.equal(state["0.weight"], first.weight.detach())
 assert not torch.equal(initial_state["0.weight"], first.weight.detach())
 

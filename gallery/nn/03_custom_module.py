@@ -2,12 +2,11 @@
 Writing your own nn.Module
 ==========================
 
-``nn.Sequential`` only chains layers. Anything else (skip connections, loops,
-several inputs, a layer used twice) is written as a subclass of ``nn.Module``.
+``nn.Sequential`` only chains layers. Anything else (skip connections, several
+inputs, a depth decided at run time) is written as a subclass of ``nn.Module``.
 This lesson rewrites the two-layer network that way, freezes part of it, looks
-at what a module registers (and what it silently does not), and shows how
-``train()`` and ``eval()`` switch dropout and batch normalisation between
-their two behaviours.
+at what a module registers (and what it silently does not) and at how
+``train()`` and ``eval()`` switch dropout and batch normalisation.
 """
 
 # %%
@@ -17,7 +16,7 @@ import torch
 from torch import nn
 
 torch.manual_seed(0)
-if torch.accelerator.is_available():  # CUDA, MPS or XPU
+if torch.accelerator.is_available():  # e.g. CUDA, MPS or XPU
     device = torch.accelerator.current_accelerator()
 else:
     device = torch.device("cpu")
@@ -51,11 +50,14 @@ class TwoLayerNet(nn.Module):
 net = TwoLayerNet(D_in, H, D_out).to(device)
 print(net)
 print(list(net.state_dict()))
+seq = nn.Sequential(net.linear1, nn.ReLU(), net.linear2)  # the layout of 01
+torch.testing.assert_close(seq(x), net(x))
 
 # %%
-# ``print`` lists the registered submodules, and ``named_parameters()`` and
-# ``state_dict()`` use the attribute names. It is the network of
-# :ref:`sphx_glr_lessons_nn_01_nn_package.py` under other names.
+# ``print`` lists the registered submodules; ``named_parameters()`` and
+# ``state_dict()`` use the attribute names. Under other names it is the network
+# of :ref:`sphx_glr_lessons_nn_01_nn_package.py`: in a ``Sequential`` the same
+# layers give the same output.
 #
 # .. note:: Old code you may meet: ``super(TwoLayerNet, self).__init__()``.
 #    Python 3 lets you write ``super().__init__()``; the long form repeats the
@@ -104,7 +106,6 @@ for t in range(100):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-
 assert len(trainable) == 2  # linear2.weight and linear2.bias
 assert net.linear1.weight.grad is None  # no gradient was computed
 assert torch.equal(net.linear1.weight, frozen_before)
@@ -116,11 +117,11 @@ print(f"new targets: loss {new_losses[0]:.4g} -> {new_losses[-1]:.4g}")
 # %%
 # What gets registered, and what does not
 # ---------------------------------------
-# Assigning an ``nn.Module`` or ``nn.Parameter`` to an attribute registers
-# it; anything else is a plain Python attribute. So a **plain tensor** (a
-# mask, a scale) is not saved or converted, and a **Python list of layers**
-# hides them from ``parameters()``, the state dict and ``.to(...)``. The
-# fixes: ``register_buffer`` and ``nn.ModuleList`` (or ``nn.ModuleDict``).
+# Assigning an ``nn.Module`` or ``nn.Parameter`` to an attribute registers it;
+# anything else, unless it replaces a registered buffer, stays a plain
+# attribute. So a **plain tensor** (a mask, a scale) is not saved or converted,
+# and a **Python list of layers** hides them from ``parameters()``, the state
+# dict and ``.to(...)``. The fixes: ``register_buffer`` and ``nn.ModuleList``.
 class Stack(nn.Module):
     def forward(self, h):
         for block in self.blocks:
@@ -149,15 +150,14 @@ class RegisteredStack(Stack):
 forgetful, registered = ForgetfulStack(), RegisteredStack()
 for model in (forgetful, registered):
     print(f"{type(model).__name__}: state_dict {list(model.state_dict())}")
-
 assert list(forgetful.parameters()) == [] and forgetful.state_dict() == {}
 assert len(list(registered.parameters())) == 4
 assert "scale" in registered.state_dict()
 assert "scale" not in dict(registered.named_parameters())
 
 # %%
-# Converting shows the difference (on a GPU machine the trap is
-# ``.to("cuda")``; ``float64`` shows it anywhere): the registered module
+# Converting shows the difference (on an accelerator the trap is
+# ``.to(device)``; ``float64`` shows it anywhere): the registered module
 # converts everything, the forgetful one nothing, and then fails.
 forgetful.to(torch.float64)
 registered.to(torch.float64)
@@ -175,11 +175,11 @@ else:
 # %%
 # Training mode and evaluation mode
 # ---------------------------------
-# Some layers behave differently while training. **Dropout** zeroes a random
-# half of its inputs (for ``p=0.5``) and doubles the rest, keeping the
-# expected value; in evaluation mode it passes its input through. Every
-# module has a ``training`` flag, which ``train()`` and ``eval()`` set on
-# the module and all its children.
+# Some layers behave differently while training. **Dropout** zeroes each input
+# with probability ``p`` and scales the rest by :math:`1/(1-p)`, keeping the
+# expected value (for ``p=0.5`` about half are zeroed, the rest doubled); in
+# evaluation mode it passes its input through. ``train()`` and ``eval()`` set
+# the ``training`` flag of a module and all its children.
 dropout = nn.Dropout(p=0.5)
 ones = torch.ones(1000, 100, device=device)
 
@@ -205,19 +205,20 @@ fig.colorbar(image, ax=axes, label="output of nn.Dropout(p=0.5)")
 plt.show()
 
 # %%
-# **Batch normalisation** standardises each feature. In training mode it
-# uses the batch's mean and variance and updates running averages of them
-# (momentum 0.1, from 0), which are buffers. In evaluation mode it uses the
-# running averages and leaves them alone, so a sample's output no longer
-# depends on the rest of the batch.
+# **Batch normalisation** standardises each feature. In training mode it uses
+# the batch's mean and variance and updates running averages of them: buffers
+# that start at 0 and 1, with momentum 0.1 (the variance tracked is the
+# unbiased one). In evaluation mode it uses the running averages and leaves
+# them alone, so a sample's output no longer depends on the rest of the batch.
 bn = nn.BatchNorm1d(H).to(device)
 batch = 3 + 2 * torch.randn(N, H).to(device)  # features: mean 3, std 2
-
 bn.train()
 out = bn(batch)
-zeros = torch.zeros(H, device=device)
-torch.testing.assert_close(out.mean(dim=0), zeros, atol=1e-5, rtol=0)
+mean, var = out.mean(dim=0), out.var(dim=0, correction=0)
+torch.testing.assert_close(mean, torch.zeros_like(mean), atol=1e-5, rtol=0)
+torch.testing.assert_close(var, torch.ones_like(var), atol=1e-3, rtol=0)
 torch.testing.assert_close(bn.running_mean, 0.1 * batch.mean(dim=0))
+torch.testing.assert_close(bn.running_var, 0.9 + 0.1 * batch.var(dim=0))
 
 bn.eval()
 before = bn.running_mean.clone()
@@ -236,7 +237,6 @@ print("buffers of BatchNorm1d:", [name for name, _ in bn.named_buffers()])
 # inference, also wrap the call in ``torch.no_grad()``.
 layers = [nn.Linear(D_in, H), nn.BatchNorm1d(H), nn.ReLU(), nn.Dropout(0.2)]
 model = nn.Sequential(*layers, nn.Linear(H, D_out)).to(device)
-
 model.train()
 assert not torch.equal(model(x), model(x))
 

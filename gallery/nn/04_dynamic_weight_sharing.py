@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 torch.manual_seed(0)
-if torch.accelerator.is_available():  # CUDA, MPS or XPU
+if torch.accelerator.is_available():  # e.g. CUDA, MPS or XPU
     device = torch.accelerator.current_accelerator()
 else:
     device = torch.device("cpu")
@@ -133,10 +133,13 @@ torch.testing.assert_close(unrolled_loss, loss)
 
 # %%
 # The gradients of the three copies add up to the shared layer's gradient;
-# no single one of them equals it.
+# no single one of them equals it. No ``.grad`` of the model changed.
+grads_before = [p.grad.clone() for p in net.parameters()]
 grads = torch.autograd.grad(
     unrolled_loss, [p for layer in copies for p in (layer.weight, layer.bias)]
 )
+for p, before in zip(net.parameters(), grads_before):
+    assert torch.equal(p.grad, before)
 copy_weight_grads, copy_bias_grads = grads[0::2], grads[1::2]
 for i, grad in enumerate(copy_weight_grads):
     print(f"use {i + 1}: weight gradient norm {grad.norm().item():.4f}")
@@ -164,7 +167,7 @@ for grad in copy_weight_grads:  # no single use explains it
 # so on those steps the shared layer does not move at all, not even by
 # momentum.
 optimizer = torch.optim.SGD(net.parameters(), lr=1e-4, momentum=0.9)
-losses, depths = [], []
+losses, depths, skipped = [], [], 0
 for t in range(400):
     loss = loss_fn(net(x), y)
     losses.append(loss.item())
@@ -179,16 +182,19 @@ for t in range(400):
     optimizer.step()
     if unused:
         assert torch.equal(net.middle_linear.weight, before)
+        skipped += 1
+assert skipped > 0
+print(f"steps that left middle_linear untouched: {skipped}")
 
 
 # %%
 # Over the last 100 steps, each depth's loss stays below 5% of the first
-# loss: it learned at every depth, not just on average. The mean late loss
-# still differs from depth to depth.
+# loss: it learned at every depth, not just on average.
 final = sum(losses[-50:]) / 50
 print(f"first loss {losses[0]:.4g}, mean of the last 50: {final:.4g}")
 print(f"steps per depth: {dict(sorted(Counter(depths).items()))}")
 assert final < 0.01 * losses[0]
+assert set(depths) == {1, 2, 3, 4}  # one set of weights served all four
 for depth in sorted(set(depths)):
     late = [
         loss for loss, d in zip(losses[-100:], depths[-100:]) if d == depth
