@@ -13,8 +13,7 @@ at once, and trains the two-layer network of
 # %%
 # Setup
 # -----
-# One seed for the whole lesson. Every random choice below (data, shuffling,
-# splitting, weights) uses this global seed or a generator of its own.
+# One seed; every random choice below uses it or a generator of its own.
 import torch
 
 # sphinx_gallery_parallel = False
@@ -104,8 +103,9 @@ print(f"epoch 1 starts {a1[:6].tolist()}, epoch 2 starts {a2[:6].tolist()}")
 # A seeded ``random_split``
 # -------------------------
 # :func:`~torch.utils.data.random_split` cuts a dataset into disjoint
-# :class:`~torch.utils.data.Subset` objects, which store only indices. Seed
-# it, or the validation set changes from run to run.
+# :class:`~torch.utils.data.Subset` objects, which store only indices.
+# Without a generator of its own it draws from the global one, and the split
+# then depends on every random draw made before it.
 from torch.utils.data import random_split
 
 gen = torch.Generator().manual_seed(0)
@@ -117,11 +117,12 @@ assert set(train_set.indices).isdisjoint(val_set.indices)
 # %%
 # Whole batches from an in-memory dataset
 # ---------------------------------------
-# By default the loader calls ``dataset[i]`` once per sample and then stacks
-# the rows. When the samples are small, say a table of 16,384 rows of 10
-# numbers, that per-sample Python work can cost more than the data. A
-# dataset that can be indexed with a list, such as a ``TensorDataset``, can
-# instead receive one list of indices per batch: pass a
+# Unless the dataset defines ``__getitems__`` (``Subset`` does), the loader
+# calls ``dataset[i]`` once per sample and then stacks the rows. When the
+# samples are small, say a table of 16,384 rows of 10 numbers, that
+# per-sample Python work can cost more than the data. A dataset that can be
+# indexed with a list, such as a ``TensorDataset``, can instead receive one
+# list of indices per batch: pass a
 # :class:`~torch.utils.data.BatchSampler` as ``sampler`` and
 # ``batch_size=None``. With the same seed, it yields the same batches.
 import time
@@ -150,28 +151,28 @@ pairs = zip(results["per item"], results["per batch"], strict=True)
 assert all(torch.equal(a, b) for a, b in pairs)
 
 # %%
-# Both loaders give the same batches (the assert compares them); the timings
-# are one measurement on the machine that built this page, not a promise.
-# Batch-wise indexing suits small samples already in memory. A dataset that
-# reads or decodes a file per sample gains little from it; there, worker
-# processes help.
+# Both loaders give the same batches (asserted); the timings are from one
+# run and vary from machine to machine. Batch-wise indexing suits small
+# samples already in memory; a dataset that reads or decodes a file per
+# sample usually gains little from it, and worker processes can help more.
 #
 # Worker processes, and how they start
 # ------------------------------------
 # With ``num_workers=2`` two worker processes build batches while the main
-# process trains. Each worker needs the dataset. How it gets it depends on
-# the *start method* of :mod:`multiprocessing`, whose default is ``fork`` on
-# Linux up to Python 3.13, ``forkserver`` on Linux from Python 3.14, and
-# ``spawn`` on macOS and Windows. A forked worker is a copy of this process
-# and already holds the dataset. With ``spawn`` and ``forkserver`` the
-# dataset is pickled, so its class must be importable from a module, and in
-# a script the code that starts the loader must sit under
-# ``if __name__ == "__main__":``, because the worker imports the script
-# again. A script that works with every start method looks like this:
+# process trains. How each gets the dataset depends on the *start method*
+# of :mod:`multiprocessing`, whose default is ``fork`` on Linux up to
+# Python 3.13, ``forkserver`` on Linux from Python 3.14, and ``spawn`` on
+# macOS and Windows. A forked worker is a copy of this process and already
+# holds the dataset. With ``spawn`` and ``forkserver`` the worker imports
+# the script again and receives the dataset pickled, so the code that starts
+# the loader must sit under ``if __name__ == "__main__":`` and the class
+# must be defined at the top level of a file (the script, or a module it
+# imports), not typed into a notebook. A script for every start method:
 #
 # .. code-block:: python
 #
-#    from my_datasets import BlurredNoise  # the class, in its own module
+#    class BlurredNoise(Dataset):  # at the top level of the script
+#        ...
 #
 #    if __name__ == "__main__":
 #        loader = DataLoader(BlurredNoise(), batch_size=32, num_workers=2)
@@ -230,25 +231,27 @@ def two_epochs(**options):
 # Two epochs each without workers, with two workers, and with two
 # persistent workers:
 runs = {"no workers": two_epochs()}
+first = runs["no workers"]["data"][0]
 if use_workers:
     runs["2 workers"] = two_epochs(num_workers=2)
     runs["2 persistent"] = two_epochs(num_workers=2, persistent_workers=True)
 for name, run in runs.items():
     n_procs = [len(pids) for pids in run["pids"]]
     print(f"{name:>12}: epochs took {run['ms']} ms, in {n_procs} processes")
-    assert torch.equal(run["data"][1], runs["no workers"]["data"][0])
+    assert all(torch.equal(d, first) for d in run["data"])
 if use_workers:
     fresh, kept = runs["2 workers"]["pids"], runs["2 persistent"]["pids"]
     assert fresh[0].isdisjoint(fresh[1]) and kept[0] == kept[1]
-    assert os.getpid() not in kept[0]
+    assert all(len(p) == 2 and os.getpid() not in p for p in fresh + kept)
 
 # %%
-# Workers change the speed, never the data: every run gave the same images
-# in the same order. Where workers ran, the second epoch was made by two new
-# processes without ``persistent_workers`` and by the same two with it (the
-# asserts compare process ids). The times are one measurement on the
-# machine that built this page and depend on how many cores are free; start
-# with about one worker per spare core, then measure.
+# Here the workers changed the speed, not the data: every epoch of every run
+# gave the same images in order. That holds for a map-style dataset that
+# draws no random numbers (random transforms draw from per-worker seeds;
+# each worker gets its own copy of an ``IterableDataset``). Each epoch with
+# workers was made by two processes: new ones without ``persistent_workers``,
+# the same two with it. The timings vary from machine to machine; start with
+# about one worker per spare core, then measure.
 #
 # Training the two-layer network over a loader
 # --------------------------------------------
@@ -305,12 +308,14 @@ for epoch in range(10):
         print(f"epoch {epoch + 1:2d}: train {t:.4f}, validation {v:.4f}")
 assert history["train"][-1] < 0.1 * history["train"][0]
 assert history["validation"][-1] < 0.4 * history["validation"][0]
+assert history["validation"][-1] > history["train"][-1]
 
 # %%
 # The training loss fell more than tenfold and the validation loss to below
 # 40% of its start (the asserts check both): what the network learned from
 # the training batches carries over to the 204 samples it never trained on.
-# The gap between the curves is overfitting, the subject of later lessons.
+# The validation loss ends above the training loss (asserted): that gap is
+# a first sign of overfitting, the subject of later lessons.
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(6, 4))
@@ -334,7 +339,7 @@ from torch.autograd import Variable
 w = torch.ones(3, requires_grad=True)
 wrapped = Variable(w * 2)
 print(f"requires_grad={wrapped.requires_grad}, grad_fn={wrapped.grad_fn}")
-assert wrapped is not w and Variable(w) is not w
+assert Variable(w) is not w
 assert not wrapped.requires_grad and wrapped.grad_fn is None
 assert Variable(w).data_ptr() == w.data_ptr()  # same memory, no copy
 

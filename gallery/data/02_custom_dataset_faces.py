@@ -15,11 +15,7 @@ with a message that names the file and the row.
 import torch
 
 torch.manual_seed(0)
-if torch.accelerator.is_available():  # CUDA, MPS or XPU
-    device = torch.accelerator.current_accelerator()
-else:
-    device = torch.device("cpu")
-print(f"Running on: {device.type}")
+print("Running on: cpu (this lesson only reads and batches data)")
 # sphinx_gallery_tags = ["intermediate", "data", "real data", "vision"]
 
 # %%
@@ -55,48 +51,46 @@ COMMIT = {  # commits of github.com/davisking/dlib
 # %%
 # Getting the photos
 # ------------------
-# If the environment variable ``PBE_DATA_DIR`` names a folder with a
-# ``dlib-faces/`` copy, we use it; otherwise ``pooch`` downloads each file
-# once into a cache folder. With neither, the lesson stops at once.
+# If ``PBE_DATA_DIR`` names a folder whose ``dlib-faces/`` holds every
+# file, we use that copy; else ``pooch`` downloads each file once into a
+# cache folder. With neither, the lesson stops with a message.
 import os
 from pathlib import Path
 
 import pooch
 
 DLIB = "https://raw.githubusercontent.com/davisking/dlib"
+copy_dir = Path(os.environ.get("PBE_DATA_DIR") or ".") / "dlib-faces"
+use_copy = bool(os.environ.get("PBE_DATA_DIR"))
+use_copy = use_copy and all((copy_dir / n).is_file() for n in SHA256)
+cache_dir = pooch.os_cache("pytorch-by-example") / "dlib-faces"
+faces_dir = copy_dir if use_copy else cache_dir
 
-
-def fetch(name):
-    """A verified copy of one file: from PBE_DATA_DIR, else downloaded."""
-    copy = Path(os.environ.get("PBE_DATA_DIR", "")) / "dlib-faces" / name
-    if os.environ.get("PBE_DATA_DIR") and copy.is_file():
-        if pooch.file_hash(str(copy)) != SHA256[name]:
-            raise ValueError(f"{name} in PBE_DATA_DIR: wrong SHA-256 hash")
-        return copy
+# %%
+# Every file, copied or downloaded, must match its SHA-256 hash:
+for name, sha256 in SHA256.items():
     kind = "photos" if name.endswith(".jpg") else name.split("_")[0]
     url = f"{DLIB}/{COMMIT[kind]}/examples/faces/{name}"
-    cache = pooch.os_cache("pytorch-by-example") / "dlib-faces"
     try:
-        return Path(pooch.retrieve(url, f"sha256:{SHA256[name]}", name, cache))
+        if not use_copy:
+            pooch.retrieve(url, f"sha256:{sha256}", name, cache_dir)
     except OSError as err:  # no network, or the server refused
         raise RuntimeError(
             "Could not download dlib's example faces: connect to the "
             "internet, or set PBE_DATA_DIR to a folder with dlib-faces/."
         ) from err
-
-
-faces_dir = {fetch(name).parent for name in SHA256}.pop()
+    if pooch.file_hash(str(faces_dir / name)) != sha256:
+        raise ValueError(f"{faces_dir / name}: wrong SHA-256 hash")
 print(f"{len(SHA256)} files, each matching its SHA-256 hash")
 
 # %%
 # From XML to a tidy table
 # ------------------------
-# dlib's XML has an ``<image>`` element per photo, a ``<box>`` per face and a
-# ``<part>`` per landmark. We flatten it into a pandas ``DataFrame`` with one
-# row per face: the image file, the box, then the 68 points as ``x00, y00,
-# x01, y01, ...``, and dlib's own train/test split in a column. A project
-# writes such a table once and reads it many times: we save it as CSV, into
-# a temporary folder that the lesson deletes at the end.
+# dlib's XML has an ``<image>`` per photo, a ``<box>`` per face and a
+# ``<part>`` per landmark. We flatten it into a pandas ``DataFrame``, one row
+# per face: image file, dlib's train/test split, box, then the 68 points as
+# ``x00, y00, x01, y01, ...``. We save it as CSV, as a project would, in a
+# temporary folder that the lesson deletes at the end.
 import tempfile
 import xml.etree.ElementTree as ET
 from itertools import product
@@ -130,6 +124,7 @@ print(f"{len(faces)} faces in {faces['image'].nunique()} photos")
 print(faces.iloc[:3, :10].to_string(), "...")
 assert list(faces.columns[6:]) == POINT_COLUMNS  # 68 points on every face
 assert faces.notna().all().all() and len(faces) == 43
+assert faces["image"].nunique() == 9
 work = tempfile.TemporaryDirectory()
 work_dir = Path(work.name)
 csv_file = work_dir / "face_landmarks.csv"
@@ -139,12 +134,11 @@ faces.to_csv(csv_file, index=False)
 # The Dataset
 # -----------
 # The dataset reads and checks the whole table once, when it is built. Bad
-# rows are common, and "could not convert string to float" from deep inside
-# a training loop says nothing about where the problem is, so the checks
+# rows happen, and "could not convert string to float" from deep inside a
+# training loop says nothing about where the problem is, so the checks
 # name the CSV file and the row (counted from 0 like the dataset index; the
 # line in the file is that plus 2, for the header).
 import csv
-import re
 
 import numpy as np
 from torchvision.io import ImageReadMode, decode_image
@@ -162,7 +156,7 @@ def check_table(csv_file):
                 f"{len(header)}"
             )
         for column, value in zip(header[2:], fields[2:]):
-            if not re.fullmatch(r"-?\d+(\.\d*)?", value):
+            if not np.isfinite(pd.to_numeric(value, errors="coerce")):
                 raise ValueError(
                     f"{where}: column {column!r} holds {value!r}, "
                     "which is not a number"
@@ -175,10 +169,9 @@ def check_table(csv_file):
 # million photos costs no more memory than its table. A sample is a dict:
 # the ``image`` as a ``3 x H x W`` ``uint8`` tensor, the ``landmarks`` as a
 # ``68 x 2`` tensor of ``(x, y)`` pixel positions, and the face ``box``.
-# ``transform``, if given, is applied to that dict.
-# :func:`torchvision.io.decode_image` gives as many channels as the file
-# holds (1 for a grayscale photo); batches need equal shapes, so we ask for
-# RGB on every read.
+# ``transform``, if given, is applied to that dict. Batches need equal
+# shapes, and :func:`torchvision.io.decode_image` gives as many channels as
+# the file holds (1 for a grayscale photo), so every read asks for RGB.
 #
 # .. note:: Old code you may meet: ``frame.iloc[idx, 1:].as_matrix()`` to get
 #    one row's landmarks. pandas removed ``as_matrix`` in version 1.0; use
@@ -239,9 +232,11 @@ import matplotlib.pyplot as plt
 fig, axes = plt.subplots(1, 4, figsize=(10, 2.9), layout="constrained")
 for ax, idx in zip(axes, [0, 9, 14, 40]):
     face = face_set[idx]
+    points = face["landmarks"]
     ax.imshow(face["image"].permute(1, 2, 0))
-    ax.plot(*face["landmarks"].T, ".", color="cyan", ms=2)
-    ax.plot(*face["landmarks"][36:42].T, ".", color="red", ms=3)
+    ax.plot(*points.T, ".", color="cyan", ms=2)
+    ax.plot(*points[36:42].T, ".", color="red", ms=3)
+    assert points[36:42, 0].mean() < points[42:48, 0].mean()  # picture's left
     left, top, width, height = face["box"].tolist()
     ax.set_xlim(left - 0.3 * width, left + 1.3 * width)
     ax.set_ylim(top + 1.3 * height, top - 0.3 * height)  # rows grow down
@@ -253,7 +248,7 @@ plt.show()
 
 # %%
 # The cyan dots follow each jaw, brow, nose, eye and mouth; points 36-41 (red)
-# circle the eye on the picture's left.
+# circle the eye on the picture's left (asserted).
 #
 # Batching faces with a DataLoader
 # --------------------------------
@@ -272,8 +267,7 @@ else:
 
 # %%
 # A ``collate_fn`` of our own decides what a batch is. Here the images stay
-# a list of tensors of different sizes, while the landmarks and boxes, which
-# always have the same shape, are stacked:
+# a list of tensors of different sizes; landmarks and boxes are stacked:
 
 
 def collate_faces(samples):
@@ -298,11 +292,10 @@ assert raw_batch["landmarks"].shape == (4, N_POINTS, 2)
 #
 # Bad rows get clear errors
 # -------------------------
-# We write three broken copies of the CSV. A missing photo is caught when
-# its sample is read (``FileNotFoundError``), a malformed row as soon as the
-# dataset is built (``ValueError``). Each message names the file's full
-# path; on this page the two folders are shortened to ``<tmp>`` and
-# ``<faces>``.
+# Three broken copies of the CSV: a missing photo is caught when its sample
+# is read (``FileNotFoundError``), a malformed row as soon as the dataset is
+# built (``ValueError``). Messages name the full path; on this page the two
+# folders are shortened to ``<tmp>`` and ``<faces>``.
 rows = csv_file.read_text().splitlines()
 
 
@@ -328,14 +321,16 @@ cases = [
     ("Malformed row", 7, lambda f: f[:8] + ["107px"] + f[9:], ValueError),
     ("Malformed row", 11, lambda f: f[:-1], ValueError),
 ]
-for kind, row, edit, error in cases:
+for (kind, row, edit, error), stage in zip(cases, ["read", "build", "build"]):
     path = broken_copy(f"broken_row_{row}.csv", row, edit)
+    step = "build"
     try:
-        FaceLandmarks(path, faces_dir)[row]
+        broken, step = FaceLandmarks(path, faces_dir), "read"
+        broken[row]
     except (FileNotFoundError, ValueError) as err:
         message = str(err)
         print(f"{kind} error: {on_page(message)}")
-        assert type(err) is error
+        assert type(err) is error and step == stage
     else:
         raise AssertionError(f"{path.name} should have been refused")
     assert str(path) in message and f"row {row} " in message

@@ -18,11 +18,7 @@ pixel-centred points, and batches the augmented faces.
 import torch
 
 torch.manual_seed(0)
-if torch.accelerator.is_available():  # CUDA, MPS or XPU
-    device = torch.accelerator.current_accelerator()
-else:
-    device = torch.device("cpu")
-print(f"Running on: {device.type}")
+print("Running on: cpu (this lesson only transforms and batches data)")
 # sphinx_gallery_tags = ["intermediate", "data", "real data", "vision"]
 
 # %%
@@ -45,37 +41,36 @@ COMMIT = {  # commits of github.com/davisking/dlib
 # %%
 # Getting the photos
 # ------------------
-# As before: if the environment variable ``PBE_DATA_DIR`` names a folder with a
-# ``dlib-faces/`` copy, we use it; otherwise ``pooch`` downloads each file
-# once into a cache folder. With neither, the lesson stops at once.
+# As before: if ``PBE_DATA_DIR`` names a folder whose ``dlib-faces/`` holds
+# every file, we use that copy; else ``pooch`` downloads each file once into
+# a cache folder. With neither, the lesson stops with a message.
 import os
 from pathlib import Path
 
 import pooch
 
 DLIB = "https://raw.githubusercontent.com/davisking/dlib"
+copy_dir = Path(os.environ.get("PBE_DATA_DIR") or ".") / "dlib-faces"
+use_copy = bool(os.environ.get("PBE_DATA_DIR"))
+use_copy = use_copy and all((copy_dir / n).is_file() for n in SHA256)
+cache_dir = pooch.os_cache("pytorch-by-example") / "dlib-faces"
+faces_dir = copy_dir if use_copy else cache_dir
 
-
-def fetch(name):
-    """A verified copy of one file: from PBE_DATA_DIR, else downloaded."""
-    copy = Path(os.environ.get("PBE_DATA_DIR", "")) / "dlib-faces" / name
-    if os.environ.get("PBE_DATA_DIR") and copy.is_file():
-        if pooch.file_hash(str(copy)) != SHA256[name]:
-            raise ValueError(f"{name} in PBE_DATA_DIR: wrong SHA-256 hash")
-        return copy
+# %%
+# Every file, copied or downloaded, must match its SHA-256 hash:
+for name, sha256 in SHA256.items():
     kind = "photos" if name.endswith(".jpg") else name.split("_")[0]
     url = f"{DLIB}/{COMMIT[kind]}/examples/faces/{name}"
-    cache = pooch.os_cache("pytorch-by-example") / "dlib-faces"
     try:
-        return Path(pooch.retrieve(url, f"sha256:{SHA256[name]}", name, cache))
+        if not use_copy:
+            pooch.retrieve(url, f"sha256:{sha256}", name, cache_dir)
     except OSError as err:  # no network, or the server refused
         raise RuntimeError(
             "Could not download dlib's example faces: connect to the "
             "internet, or set PBE_DATA_DIR to a folder with dlib-faces/."
         ) from err
-
-
-faces_dir = {fetch(name).parent for name in SHA256}.pop()
+    if pooch.file_hash(str(faces_dir / name)) != sha256:
+        raise ValueError(f"{faces_dir / name}: wrong SHA-256 hash")
 print(f"{len(SHA256)} files, each matching its SHA-256 hash")
 
 # %%
@@ -246,14 +241,15 @@ print(f"after v2.Resize (x {scale:.2f}): gap {gap(resized):.3f} px")
 assert gap(marked) < 0.01
 torch.testing.assert_close(resized["landmarks"], marked["landmarks"] * scale)
 torch.testing.assert_close(gap(resized), 0.5 * (scale - 1), atol=0.1, rtol=0)
+assert gap(resized) > 0.5
 
 # %%
 # The crop moves points by whole pixels and keeps them exact. The resize
 # does not: its points are off by about ``0.5 * (s - 1)`` pixels for a scale
-# factor ``s``, here more than half a pixel. ``v2.Resize`` scales a point as
-# ``x * s``, treating ``x`` as a distance from the image's corner, while the
-# pixels are resampled around pixel *centres* (the same convention that
-# makes the flip ``W - 1 - x``): the centre of pixel ``x`` lands at
+# factor ``s``, here more than half a pixel (asserted). ``v2.Resize`` scales
+# a point as ``x * s``, treating ``x`` as a distance from the image's corner,
+# while the pixels are resampled around pixel *centres* (the same convention
+# that makes the flip ``W - 1 - x``): the centre of pixel ``x`` lands at
 # ``(x + 0.5) * s - 0.5``. dlib's landmarks are pixel positions, so we
 # correct the points after ``v2.Resize``, by ``0.5 * (s - 1)`` on each axis:
 
@@ -288,11 +284,12 @@ ax.set_xlabel("x (pixels of the 128 x 128 crop)")
 ax.set_ylabel("y (pixels)")
 ax.set_title(f"Nose-tip marker after a {scale:.2f}x resize")
 ax.legend()
+assert (resized["landmarks"][30] < fixed["landmarks"][30]).all()
 plt.show()
 
 # %%
 # The corrected point sits on the centre of the white blob, the other one
-# above and left of it.
+# above and left of it (asserted).
 #
 # The pipeline, checked end to end
 # --------------------------------
