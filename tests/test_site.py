@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import sys
+import tokenize
 import tomllib
 import zipfile
 from pathlib import Path
@@ -192,12 +194,21 @@ def test_lessons_by_api_page(site):
 
 
 def code_of(lesson):
-    """A lesson's code lines, without its prose (comment) lines."""
-    return "\n".join(
-        line
-        for line in lesson.read_text().splitlines()
-        if not line.lstrip().startswith("#")
-    )
+    """A lesson's code as run in the build: no comments, and strings empty
+    (a script that a lesson writes to a file and launches is a string)."""
+    source = lesson.read_text()
+    starts = [0]  # offset of each line in `source`
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    spans = [
+        (starts[t.start[0] - 1] + t.start[1], starts[t.end[0] - 1] + t.end[1])
+        for t in tokens
+        if t.type in (tokenize.STRING, tokenize.COMMENT)
+    ]
+    for begin, end in reversed(spans):
+        source = source[:begin] + "''" + source[end:]
+    return source
 
 
 def test_thumbnails_tell_lessons_apart(site):
