@@ -5,8 +5,8 @@ An RNN from scratch
 A recurrent network is an ordinary module with a loop inside: the same small
 layer is applied once per time step, and a hidden state carries what it has
 seen so far. This lesson writes an Elman RNN by hand as an ``nn.Module`` with a
-plain Python ``for`` loop, proves it computes exactly what ``nn.RNN`` computes,
-and trains it to track and continue noisy sine waves.
+plain Python ``for`` loop, proves it matches ``nn.RNN`` to rounding, and
+trains it to track and continue noisy sine waves.
 """
 
 # %%
@@ -25,6 +25,7 @@ print(f"Running on: {device.type}")
 # sphinx_gallery_tags = ["intermediate", "sequences", "nn"]
 # sphinx_gallery_thumbnail_number = 2
 
+
 # %%
 # The recurrence
 # --------------
@@ -35,14 +36,11 @@ print(f"Running on: {device.type}")
 #
 #    h_t = \tanh(W_{ih} x_t + b_{ih} + W_{hh} h_{t-1} + b_{hh})
 #
-# The two affine maps are two ``nn.Linear`` layers, so the module is a handful
-# of lines. It reads a time-major tensor of shape ``(seq_len, batch,
-# input_size)`` (the default layout of ``nn.RNN``), so ``for x_t in x``
-# iterates over time. The hidden state starts at zeros unless the caller passes
-# one, and every step's state is collected and stacked into one output tensor.
-# Like ``nn.RNN``, it offers tanh (the default) and ReLU.
-
-
+# The two affine maps are two ``nn.Linear`` layers. The module reads a
+# time-major tensor of shape ``(seq_len, batch, input_size)`` (the default
+# layout of ``nn.RNN``), so ``for x_t in x`` iterates over time. The hidden
+# state starts at zeros unless the caller passes one; every step's state is
+# stacked into one output tensor. Like ``nn.RNN``, it offers tanh and ReLU.
 class ElmanRNN(nn.Module):
     def __init__(self, input_size, hidden_size, nonlinearity="tanh"):
         super().__init__()
@@ -78,12 +76,11 @@ print(rnn)
 # Checking it against ``nn.RNN``
 # ------------------------------
 # ``nn.RNN`` implements the same recurrence as one built-in operation
-# (using cuDNN on NVIDIA GPUs). Its parameters are named ``weight_ih_l0``,
-# ``bias_ih_l0``, ``weight_hh_l0`` and ``bias_hh_l0`` (``l0``: the first
-# layer) and have the same shapes as our two ``Linear`` layers, so we can
-# copy ours into it and compare. ``nn.RNN`` wants the initial state with a
-# leading layer dimension, ``(num_layers, batch, hidden)``, and returns the
-# final state in that shape too.
+# (cuDNN on NVIDIA GPUs). Its parameters ``weight_ih_l0``, ``bias_ih_l0``,
+# ``weight_hh_l0`` and ``bias_hh_l0`` (``l0``: the first layer) have the
+# shapes of our two ``Linear`` layers, so we copy ours into it and compare.
+# ``nn.RNN`` wants the initial state with a leading layer dimension,
+# ``(num_layers, batch, hidden)``, and returns the final state that way.
 def matching_parameters(mine, ref):
     return [
         (mine.input_to_hidden.weight, ref.weight_ih_l0),
@@ -105,12 +102,10 @@ for nonlinearity in ("tanh", "relu"):
     with torch.no_grad():  # copying weights is not to be differentiated
         for p_mine, p_ref in matching_parameters(mine, ref):
             p_ref.copy_(p_mine)
-
     out_mine, h_mine = mine(x, h0)
     out_ref, h_ref = ref(x, h0.unsqueeze(0))  # add the layer dimension
     torch.testing.assert_close(out_mine, out_ref)  # every time step
     torch.testing.assert_close(h_mine, h_ref.squeeze(0))  # final state
-
     out_mine.square().sum().backward()
     out_ref.square().sum().backward()
     for p_mine, p_ref in matching_parameters(mine, ref):
@@ -124,10 +119,10 @@ for nonlinearity in ("tanh", "relu"):
 # Outputs at all seven steps, the final hidden state and the gradients of all
 # four parameters match ``nn.RNN`` to floating-point rounding, for both
 # non-linearities. For one layer the final state is just the last time step
-# of the output. ``nn.RNN`` still returns it separately because in a stack
-# of layers (``num_layers > 1``) the output holds only the top layer's
+# of the output. One reason ``nn.RNN`` still returns it separately: in a
+# stack of layers (``num_layers > 1``) the output holds only the top layer's
 # states, while ``h_n`` holds the last state of every layer:
-torch.testing.assert_close(h_mine, out_mine[-1])
+torch.testing.assert_close(h_ref.squeeze(0), out_ref[-1])
 out, h_n = nn.RNN(4, 8, num_layers=2)(x)
 print(f"two layers: output {tuple(out.shape)}, h_n {tuple(h_n.shape)}")
 assert out.shape == (7, 3, 8) and h_n.shape == (2, 3, 8)
@@ -170,11 +165,10 @@ x_test, y_test = sets["test"]
 baseline_mse = (x_test - y_test)[burn_in:].square().mean().item()
 print(f"persistence baseline, test MSE: {baseline_mse:.4f}")
 
+
 # %%
 # The model is our ``ElmanRNN`` plus a linear read-out that turns each
 # hidden state into one number, for all time steps at once.
-
-
 class WaveTracker(nn.Module):
     def __init__(self, hidden_size=32):
         super().__init__()
@@ -197,7 +191,8 @@ print(f"{sum(p.numel() for p in model.parameters())} parameters")
 # Mini-batches of 64 sequences, Adam, mean squared error after the burn-in.
 # Backpropagation goes through the Python loop: autograd recorded every step
 # of it, so gradients flow back through all 50 time steps (backpropagation
-# through time) with no extra code.
+# through time) with no extra code: after training, the last step's
+# predictions still have a gradient with respect to the very first input.
 train_losses = []
 for step in range(301):
     idx = torch.randint(0, x_train.shape[1], (64,), generator=data_gen)
@@ -209,6 +204,10 @@ for step in range(301):
     train_losses.append(loss.item())
     if step % 50 == 0:
         print(f"step {step:3d}  training-batch MSE {loss:.4f}")
+probe = x_train[:, :64].clone().requires_grad_()  # inputs get a .grad too
+model(probe)[0][-1].sum().backward()  # from the last step's predictions
+print(f"gradient reaching input step 0: {probe.grad[0].norm():.1e}")
+assert probe.grad[0].norm() > 0
 
 # %%
 # Then, once, the test waves, in evaluation mode and without a graph:
@@ -217,12 +216,13 @@ with torch.no_grad():
     pred, _ = model(x_test)
 test_mse = loss_fn(pred[burn_in:], y_test[burn_in:]).item()
 print(f"test MSE {test_mse:.4f} vs persistence {baseline_mse:.4f}")
-assert test_mse < 0.3 * baseline_mse, "the RNN should beat persistence"
+assert test_mse < min(0.3 * baseline_mse, 0.1**2)  # 0.1: the noise's std
 
 # %%
 # The test error ends several times below the persistence baseline (the
-# assert demands at least a factor of three): the network averages away much
-# of the noise and anticipates where the wave is heading.
+# assert demands at least a factor of three), and below 0.01, the variance
+# of the noise on the inputs: the network averages away much of the noise
+# and anticipates where the wave is heading.
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(7, 4))
@@ -270,13 +270,13 @@ early, late = errors[:5].mean().item(), errors[-5:].mean().item()
 print(f"{horizon}-step continuation MSE: RNN {free_mse:.4f} ", end="")
 print(f"(first 5 steps {early:.4f}, last 5 {late:.4f})")
 print(f"hold last value {hold_mse:.4f}, predict zero {zero_mse:.4f}")
-assert free_mse < 0.5 * min(hold_mse, zero_mse) and late > early
+assert free_mse < 0.1 * min(hold_mse, zero_mse) and late > early
 
 # %%
 # Closed loop, the network keeps the wave going beyond the last
-# observation, with an error far below both trivial guesses, but growing with
-# the horizon: the model was trained only to look one step ahead, and each
-# small mistake becomes the next input. One wave of the 256:
+# observation, with an error over ten times below both trivial guesses, but
+# growing with the horizon: the model was trained only to look one step
+# ahead, and each small mistake becomes the next input. One wave of the 256:
 t = torch.arange(seq_len + horizon).numpy()
 wave_clean, wave_noisy = clean[:, 0].cpu().numpy(), noisy[:, 0].cpu().numpy()
 fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
@@ -295,6 +295,6 @@ for ax in (ax1, ax2):
 plt.show()
 
 # %%
-# Training on its own predictions (outputs fed back inside the training loop)
-# is a common fix for the growing error. Next,
-# :ref:`sphx_glr_lessons_advanced_01_lstm.py` moves on to LSTMs.
+# One remedy for the growing error is training on the model's own
+# predictions, fed back inside the training loop (scheduled sampling).
+# Next, :ref:`sphx_glr_lessons_advanced_01_lstm.py` moves on to LSTMs.

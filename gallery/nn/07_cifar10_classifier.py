@@ -9,8 +9,8 @@ and saving the weights.
 """
 
 # %%
-# One seed makes the run repeatable. ``device`` is the accelerator when
-# there is one (CUDA, MPS, XPU), else the CPU; everything below uses it.
+# One seed fixes weights, split and batches. ``device`` is the accelerator
+# (CUDA, MPS, XPU) if there is one, else the CPU; everything below uses it.
 import time
 
 import torch
@@ -26,11 +26,10 @@ print(f"Running on: {device.type}")
 # %%
 # Getting CIFAR-10
 # ----------------
-# 50,000 training and 10,000 test images in ten classes.
-# :class:`~torchvision.datasets.CIFAR10` with ``download=True`` fetches them
-# once into a cache and checks their MD5 sum. Offline, ``PBE_DATA_DIR``
-# names a folder holding ``cifar10-jpeg.zip`` (the same images as JPEG
-# files, ``train/<class>/N.jpg``); we check its SHA-256 hash.
+# 50,000 training and 10,000 test images in ten classes, fetched once into
+# a cache by :class:`~torchvision.datasets.CIFAR10` (MD5 checked). Offline,
+# ``PBE_DATA_DIR`` names a folder holding ``cifar10-jpeg.zip``, the same
+# images as JPEG files (``train/<class>/N.jpg``), whose SHA-256 we check.
 import os
 import shutil
 import tempfile
@@ -53,9 +52,8 @@ else:
     print("Using the original CIFAR-10 from torchvision (MD5 checked)")
 
 # %%
-# The zip is unpacked into a new folder beside the cache, which is then
-# renamed: the unpacked copy appears whole or not at all, even when two runs
-# start at the same time.
+# The zip is unpacked into a new folder inside the cache, then renamed: the
+# copy appears whole or not at all, even when two runs start at once.
 if zip_path.is_file() and not jpeg_dir.is_dir():
     CACHE.mkdir(parents=True, exist_ok=True)
     staging = tempfile.mkdtemp(dir=CACHE)
@@ -68,15 +66,13 @@ if zip_path.is_file() and not jpeg_dir.is_dir():
 # %%
 # Decode once, keep the pixels in memory
 # --------------------------------------
-# Decoding the same files again in every epoch is wasted work, so we decode
-# every image once, into ``uint8`` tensors (176 MiB) kept in memory.
-# :class:`~torchvision.datasets.ImageFolder` numbers the sorted class
-# folders (the original's labels); a ``DataLoader`` with two worker
-# processes decodes its files 1,000 at a time.
+# Decoding the same files in every epoch is wasted work, so every image is
+# decoded once, 1,000 at a time by a ``DataLoader``, into ``uint8`` tensors
+# (176 MiB) kept in memory. :class:`~torchvision.datasets.ImageFolder`
+# numbers the sorted class folders, as the original labels do.
 from torch.utils.data import DataLoader
 from torchvision.io import decode_image
 
-# sphinx_gallery_parallel = False
 CLASSES = "airplane automobile bird cat deer dog frog horse ship truck".split()
 
 
@@ -89,22 +85,23 @@ def load_split(train):
     folder = jpeg_dir / ("train" if train else "test")
     files = datasets.ImageFolder(folder, loader=decode_image)
     assert files.classes == CLASSES
-    images, labels = zip(*DataLoader(files, batch_size=1000, num_workers=2))
+    images, labels = zip(*DataLoader(files, batch_size=1000))
     return torch.cat(images), torch.cat(labels)
 
 
 x_all, y_all = load_split(train=True)
 x_test, y_test = load_split(train=False)
 assert torch.equal(torch.bincount(y_test), torch.full((10,), 1000))
+assert torch.equal(torch.bincount(y_all), torch.full((10,), 5000))
+assert round((x_all.nbytes + x_test.nbytes) / 2**20) == 176  # MiB
 
 # %%
 # A validation split
 # ------------------
 # Every choice (when to stop, which learning rate, which network) is judged
-# on images the network does not train on, never on the test set, or the
-# test accuracy stops being an honest estimate for new photos: 5,000 random
-# training images are held out for validation. Inputs will be normalized
-# with the channel means and spreads of the other 45,000.
+# on 5,000 random training images held out for validation, never on the
+# test set, or the test accuracy stops being an honest estimate. Inputs are
+# normalized with the channel means and spreads of the other 45,000.
 order = torch.randperm(len(y_all))
 x_val, y_val = x_all[order[:5000]], y_all[order[:5000]]
 x_train, y_train = x_all[order[5000:]], y_all[order[5000:]]
@@ -115,11 +112,10 @@ print(f"{len(y_train):,} training, {len(y_val):,} validation images")
 # Transforms, a Dataset and DataLoaders
 # -------------------------------------
 # A :class:`~torch.utils.data.Dataset` says how many items it has and what
-# item ``i`` is: here a decoded image passed through a
-# :mod:`torchvision.transforms.v2` transform, for training a random
-# left-right flip (a mirrored cat is still a cat). The ``DataLoader``
-# shuffles and stacks 128 items into a batch; ``normalize``, a second
-# transform, turns a whole ``uint8`` batch into normalized floats.
+# item ``i`` is: a decoded image through a :mod:`torchvision.transforms.v2`
+# transform (for training, a random left-right flip: a mirrored cat is still
+# a cat). The ``DataLoader`` shuffles and stacks 128 items into a batch;
+# ``normalize`` turns a whole ``uint8`` batch into normalized floats.
 from torch.utils.data import Dataset
 from torchvision.transforms import v2
 
@@ -135,8 +131,7 @@ class TensorImages(Dataset):
         return self.transform(self.images[i]), self.labels[i]
 
 
-flip = v2.RandomHorizontalFlip(p=0.5)
-train_set = TensorImages(x_train, y_train, transform=flip)
+train_set = TensorImages(x_train, y_train, v2.RandomHorizontalFlip(p=0.5))
 train_loader = DataLoader(train_set, batch_size=128, shuffle=True)
 val_loader = DataLoader(TensorImages(x_val, y_val), batch_size=1000)
 test_loader = DataLoader(TensorImages(x_test, y_test), batch_size=1000)
@@ -160,11 +155,10 @@ plt.show()
 # %%
 # The network
 # -----------
-# Four 3x3 convolutions, each followed by batch normalization (rescaling
-# each channel over the batch, then a learned scale and shift) and a ReLU;
-# max pooling halves the image three times; a max over the last 4x4
-# positions and a linear layer give the scores. The ``channels_last``
-# layout is timed in :ref:`sphx_glr_lessons_advanced_09_cifar10_fast_cpu.py`.
+# Four 3x3 convolutions, each followed by batch normalization (each channel
+# to zero mean and unit variance over the batch, then a learned scale and
+# shift) and a ReLU; max pooling halves the image three times; a max over
+# the last 4x4 positions and a linear layer give the scores.
 from torch import nn
 
 
@@ -193,24 +187,25 @@ def small_cnn():
 
 model = small_cnn().to(device, memory_format=torch.channels_last)
 print(f"{sum(p.numel() for p in model.parameters()):,} parameters")
-assert model(normalize(images[:2].to(device))).shape == (2, 10)
 
 # %%
 # Loss function, optimizer and schedule
 # -------------------------------------
 # Cross-entropy with ``label_smoothing=0.1`` aims at 91% confidence in the
-# right class rather than 100%. SGD's weight decay (a pull towards zero)
-# goes in its own parameter group with the convolution and linear weights;
-# the few biases and batch-norm parameters are left out, as is common:
-# pulling a batch-norm scale towards zero would only silence its channel.
-#
+# right class (1% for each other) rather than 100%: there its gradient is
+# zero. SGD's weight decay (a pull towards zero) goes in its own parameter
+# group with the convolution and linear weights; the few biases and
+# batch-norm parameters are left out, a common choice.
 # :class:`~torch.optim.lr_scheduler.OneCycleLR` raises the learning rate
-# over the first quarter of the steps, then anneals it to almost zero.
-# It also cycles the momentum the opposite way, from 0.95 down to 0.85 and
-# back, overwriting the optimizer's ``momentum`` unless
-# ``cycle_momentum=False`` (the 0.95 printed below is not our 0.9).
+# over the first quarter of the steps, then anneals it to almost zero; it
+# cycles the momentum the opposite way (0.95 to 0.85 and back), overwriting
+# the optimizer's ``momentum`` unless ``cycle_momentum=False`` (the 0.95
+# printed below is not our 0.9).
 EPOCHS, MAX_LR = 2, 0.2
 loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1)
+z = torch.tensor([[0.91] + [0.01] * 9]).log().requires_grad_()
+loss_fn(z, torch.tensor([0])).backward()  # class 0 right, at 91%
+assert z.grad.abs().max() < 1e-5
 weights = [p for p in model.parameters() if p.ndim > 1]
 others = [p for p in model.parameters() if p.ndim <= 1]  # biases, BN
 groups = [{"params": weights, "weight_decay": 5e-4}, {"params": others}]
@@ -225,9 +220,9 @@ print(f"{steps} steps; momentum {optimizer.param_groups[0]['momentum']}")
 # %%
 # ``model.train()`` makes batch normalization use each batch's own
 # statistics (and update running averages); ``model.eval()`` makes it use
-# those averages, so a prediction does not depend on the rest of its batch.
-# ``predict`` leaves the mode to its caller and skips gradient bookkeeping
-# (:func:`torch.inference_mode`).
+# those averages, so a prediction does not depend on the rest of its batch
+# (to rounding: other batch sizes may use other kernels). ``predict``
+# leaves the mode to its caller and skips gradient bookkeeping.
 def predict(model, loader):
     """Predicted classes for all images of `loader`, on the CPU."""
     assert not model.training, "call model.eval() first"
@@ -237,18 +232,24 @@ def predict(model, loader):
         )
 
 
+model.eval()
+with torch.inference_mode():
+    eight, alone = [model(normalize(x_val[:n].to(device))) for n in (8, 1)]
+assert eight.shape == (8, 10)  # eight images, ten scores each
+torch.testing.assert_close(alone, eight[:1], rtol=1e-3, atol=1e-4)
+
+
 # %%
 # Training, with validation after each epoch
 # ------------------------------------------
 # Each step moves a batch to ``device``, normalizes it there, computes the
-# loss, and lets the optimizer and then the scheduler step. The validation
-# accuracy after each epoch is what to watch when changing a setting above.
-# We log the momentum each step used, to see what the scheduler did.
+# loss, and steps the optimizer, then the scheduler, logging the learning
+# rate and momentum it used. The validation accuracy after each epoch is
+# what to watch when changing a setting above.
 #
 # .. note:: Old code you may meet: ``Variable(inputs)``, ``loss.data[0]``.
-#    ``Variable`` was merged into ``Tensor`` in PyTorch 0.4; a one-element
-#    tensor's value is read with ``loss.item()``.
-momentums = []
+#    ``Variable`` merged into ``Tensor`` in PyTorch 0.4; use ``loss.item()``.
+schedule, group = [], optimizer.param_groups[0]
 start = time.perf_counter()
 for epoch in range(EPOCHS):
     model.train()
@@ -258,18 +259,18 @@ for epoch in range(EPOCHS):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        momentums.append(optimizer.param_groups[0]["momentum"])
+        schedule.append((group["lr"], group["momentum"]))
         scheduler.step()
     model.eval()
     val_accuracy = (predict(model, val_loader) == y_val).float().mean()
     seconds = time.perf_counter() - start
-    print(
-        f"epoch {epoch + 1}: loss {loss.item():.3f}, "
-        f"validation accuracy {val_accuracy:.1%}, {seconds:.0f} s"
-    )
-train_seconds = time.perf_counter() - start
-print(f"Training took {train_seconds:.1f} s (validation included)")
+    print(f"epoch {epoch + 1}: last-batch loss {loss.item():.3f}, ", end="")
+    print(f"validation accuracy {val_accuracy:.1%}, {seconds:.0f} s")
+print(f"Training took {seconds:.1f} s (validation included)")
+lrs, momentums = zip(*schedule)
+print(f"lr {lrs[0]:.3f} -> {max(lrs)} -> {lrs[-1]:.0e}")
 print(f"momentum {momentums[0]} -> {min(momentums)} -> {momentums[-1]:.3f}")
+assert lrs.index(max(lrs)) == steps // 4 - 1 and lrs[-1] < 1e-5
 assert min(momentums) == 0.85 and momentums[0] == momentums[-1] == 0.95
 
 # %%
@@ -285,9 +286,10 @@ print(f"Test accuracy: {correct} of {len(y_test)} images = {accuracy:.2%}")
 assert accuracy >= 0.65
 
 # %%
-# The run is seeded and its number of steps fixed, so the accuracy repeats
-# on one machine; the seconds depend on the machine and its load. Where the
-# time goes, and 80% in a minute:
+# Seeded, with a fixed number of steps, the run repeats its accuracy on one
+# CPU; on a GPU some kernels are not deterministic, so it may vary a little.
+# The seconds depend on the machine and its load. Where they go (the
+# ``channels_last`` layout included) and how to train faster:
 # :ref:`sphx_glr_lessons_advanced_09_cifar10_fast_cpu.py`.
 #
 # Which classes are hard?
@@ -297,12 +299,10 @@ assert accuracy >= 0.65
 # (truth, prediction), and the diagonal holds the correct answers.
 import pandas as pd
 
-confusion = torch.bincount(10 * y_test + predictions, minlength=100).view(
-    10, 10
-)
-table = pd.DataFrame(
-    {"correct": confusion.diag(), "of": confusion.sum(1)}, index=CLASSES
-)
+pairs = 10 * y_test + predictions  # one number per (truth, prediction)
+confusion = torch.bincount(pairs, minlength=100).view(10, 10)
+table = pd.DataFrame({"correct": confusion.diag(), "of": confusion.sum(1)})
+table.index = CLASSES
 table["accuracy %"] = (100 * table["correct"] / table["of"]).round(1)
 print(table.to_string())
 
@@ -325,9 +325,9 @@ plt.show()
 # --------------------------------
 # ``model.state_dict()`` holds the parameters and the batch-norm running
 # statistics; save that, not the model object, and to reload, build the
-# same network and load the dictionary into it. ``weights_only=True`` makes
-# :func:`torch.load` refuse anything but tensors and plain containers, so a
-# file from someone else cannot run code on your machine.
+# same network and load the dictionary into it. With ``weights_only=True``
+# (the default) :func:`torch.load` unpickles only tensors, primitive types
+# and plain containers; still, load files only from sources you trust.
 with tempfile.TemporaryDirectory() as folder:
     path = Path(folder) / "cifar10_small_cnn.pt"
     torch.save(model.state_dict(), path)
@@ -341,10 +341,10 @@ print("The reloaded network predicts the same classes for all 5,000.")
 # On a GPU
 # --------
 # The model moved to ``device`` once, and each batch moves there as
-# ``uint8`` (four times fewer bytes than floats) to be normalized there, so
+# ``uint8`` (a quarter of the bytes of floats) to be normalized there, so
 # with CUDA, MPS or XPU this same code trains on the GPU. GPU work runs
 # asynchronously: time it after :func:`torch.accelerator.synchronize` (here
-# the validation pass, copying its results to the CPU, waits for it).
+# the validation pass waits, copying its results to the CPU).
 #
 # .. note:: Old code you may meet: ``net.cuda()``, ``inputs.cuda()``.
 #    ``.to(device)`` does that and lets one script run on any device.

@@ -2,12 +2,12 @@
 Hooks: looking inside a network while it runs
 =============================================
 
-A hook is a function you attach to a module or a tensor, which PyTorch calls
-at a set moment of the forward or backward pass. Hooks let you watch and even
-change what flows through a network without editing its ``forward``. This
-lesson covers forward pre-hooks, forward hooks, full backward hooks and tensor
-hooks, how to remove them, and three uses: plotting feature maps, comparing
-gradient sizes across layers, and changing gradients on their way back.
+A hook is a function PyTorch calls at a set moment of a module's or a
+tensor's forward or backward pass: it watches, or even changes, what flows
+through a network without editing its ``forward``. This lesson covers forward
+pre-hooks, forward hooks, full backward hooks and tensor hooks, removing them,
+and three uses: feature maps, gradient sizes per layer, and changing
+gradients on their way back.
 """
 
 # %%
@@ -70,10 +70,11 @@ print(f"image {tuple(image.shape)}")
 # Forward hooks
 # -------------
 # Parameters and their ``.grad`` are always within reach; the data *between*
-# layers is not. ``module.register_forward_hook(fn)`` calls
-# ``fn(module, args, output)`` right after the module's ``forward``
-# (``args``: the positional inputs). It returns a *handle*, whose
-# ``remove()`` detaches the hook again.
+# layers is not. ``module.register_forward_hook(fn)`` calls ``fn(module,
+# args, output)`` right after the module's ``forward`` (``args``: the
+# positional inputs). It returns a *handle*: ``remove()`` detaches the hook,
+# and as a context manager it removes the hook on exit. A value the hook
+# *returns* replaces the module's output: below, ``fc2``'s becomes zeros.
 model.eval()  # we evaluate the model; no layer here depends on the mode
 calls = []
 
@@ -87,16 +88,15 @@ def report(module, args, output):
 handle = model.conv2.register_forward_hook(report)
 with torch.no_grad():  # hooks fire with or without autograd
     model(image)
-handle.remove()
-with torch.no_grad():
-    model(image)
-assert calls == [model.conv2]  # the second pass did not call it
+    handle.remove()
+    with model.fc2.register_forward_hook(lambda m, args, out: out * 0):
+        zeroed = model(image)  # a second pass
+assert calls == [model.conv2]  # the second pass did not call report
+print(f"fc2 hooked: {zeroed.count_nonzero()} nonzero scores of 10")
+assert not zeroed.any()
 
 
 # %%
-# If a forward hook *returns* a value, that value replaces the module's
-# output.
-#
 # .. note:: Old code you may meet: ``output.data.norm()`` in hooks. ``.data``
 #    dates from ``Variable``; use the tensor (``.detach()`` it to keep it).
 #
@@ -104,11 +104,9 @@ assert calls == [model.conv2]  # the second pass did not call it
 # -----------------
 # ``register_forward_pre_hook(fn)`` calls ``fn(module, args)`` *before*
 # ``forward``; returning a new tuple of arguments changes what the module
-# receives. This one, on the whole model, standardizes every input. A
-# handle also works as a context manager that removes the hook on exit.
+# receives. This one, on the whole model, standardizes every input.
 def standardize(module, args):
-    (x,) = args
-    return ((x - x.mean()) / x.std(),)
+    return ((args[0] - args[0].mean()) / args[0].std(),)
 
 
 with torch.no_grad():
@@ -123,22 +121,21 @@ print("with the pre-hook, the model saw the standardized image")
 # %%
 # Tensor hooks
 # ------------
-# Autograd computes the gradient with respect to every intermediate tensor,
-# uses it and throws it away; only leaves such as parameters keep a
-# ``.grad``. ``tensor.register_hook(fn)`` calls ``fn(grad)`` when that
-# gradient is ready. If ``fn`` returns a tensor, it replaces the gradient
-# from there on back: here ``print`` only looks, the second hook caps the
-# gradient at 5.
+# Autograd computes gradients with respect to intermediate tensors, uses
+# them and throws them away; only leaves such as parameters keep a ``.grad``
+# (unless you call ``retain_grad()``). ``tensor.register_hook(fn)`` calls
+# ``fn(grad)`` when that gradient is ready; a tensor it returns replaces the
+# gradient from there on back. Here ``print`` only looks, ``cap`` caps at 5.
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 weights = torch.tensor([1.0, 10.0, 100.0])
 look, cap = print, lambda grad: grad.clamp(max=5.0)
-for hook in (look, cap):
+for hook, reaching_b in ((look, weights), (cap, torch.tensor([1.0, 5, 5]))):
     a.grad = None
     b = a * a  # an intermediate tensor
     b.register_hook(hook)
     (weights * b).sum().backward()
     print(f"a.grad = {a.grad.tolist()}")
-torch.testing.assert_close(a.grad, 2 * a.detach() * torch.tensor([1, 5, 5]))
+    torch.testing.assert_close(a.grad, 2 * a.detach() * reaching_b)
 
 # %%
 # Without the cap, ``a.grad`` is ``2 * a * weights``; with it, the
@@ -146,13 +143,12 @@ torch.testing.assert_close(a.grad, 2 * a.detach() * torch.tensor([1, 5, 5]))
 #
 # Full backward hooks
 # -------------------
-# ``module.register_full_backward_hook(fn)`` calls
-# ``fn(module, grad_input, grad_output)`` once the gradients with respect to
-# the module's inputs are computed. ``grad_output`` holds the gradients
-# with respect to the module's outputs (what arrives from later layers),
-# ``grad_input`` those with respect to its inputs (what it sends back); both
-# are tuples. A tensor hook on ``conv2``'s output, attached by a forward
-# hook, must see the same gradient as ``grad_output``.
+# ``module.register_full_backward_hook(fn)`` calls ``fn(module, grad_input,
+# grad_output)`` once the gradients with respect to the module's inputs are
+# computed. Both are tuples: ``grad_output`` holds what arrives from later
+# layers (gradients with respect to the outputs), ``grad_input`` what the
+# module sends back. A tensor hook on ``conv2``'s output, attached by a
+# forward hook, must see the same gradient as ``grad_output``.
 seen = {}
 
 
@@ -164,35 +160,44 @@ def watch_output(module, args, output):
     output.register_hook(lambda grad: seen.update(tensor_hook=grad))
 
 
-handles = [
-    model.conv2.register_full_backward_hook(save_grads),
-    model.conv2.register_forward_hook(watch_output),
-]
 criterion, label = nn.CrossEntropyLoss(), torch.tensor([3], device=device)
 model.train()  # back to training mode for the backward passes
-criterion(model(image), label).backward()  # label 3: arbitrary
-for h in handles:
-    h.remove()
+with (
+    model.conv2.register_full_backward_hook(save_grads),
+    model.conv2.register_forward_hook(watch_output),
+):
+    criterion(model(image), label).backward()  # label 3: arbitrary
 torch.testing.assert_close(seen["grad_output"], seen["tensor_hook"])
 assert seen["grad_output"].shape == (1, 12, 128, 128)  # conv2's output
 assert seen["grad_input"].shape == (1, 5, 128, 128)  # conv2's input
 
 # %%
-# Two rules come with full backward hooks: the module's output must not be
-# modified in place afterwards (no ``nn.ReLU(inplace=True)`` right after
-# it), and if no input of the module requires a gradient, ``grad_input`` is
-# ``(None,)`` and PyTorch warns. That is the case for ``conv1`` below, so
-# we set ``requires_grad`` on its input there.
-#
-# .. note:: Old code you may meet: ``module.register_backward_hook(fn)``.
-#    It attached to the last operation inside the module, so for a module of
-#    several operations ``grad_input`` could hold the wrong tensors; it is
-#    deprecated in favour of ``register_full_backward_hook``.
+# Two rules come with full backward hooks. The documentation forbids
+# modifying the module's inputs or outputs in place (no
+# ``nn.ReLU(inplace=True)`` right after it). And if no input of the module
+# requires a gradient, as for ``conv1`` fed the photo, ``grad_input`` holds
+# ``None`` and PyTorch warns (so in Use 2, ``conv1``'s input requires one):
+import warnings
+
+with model.conv1.register_full_backward_hook(save_grads):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        criterion(model(image), label).backward()
+message = str(caught[0].message).split(". ")[0]
+print(f"warned {caught[0].category.__name__}: {message}.")
+assert caught[0].category is UserWarning and seen["grad_input"] is None
+assert "no inputs require gradients" in message
+
+# %%
+# .. note:: Old code you may meet: ``module.register_backward_hook(fn)``,
+#    deprecated for ``register_full_backward_hook``: it hooked the module's
+#    last operation, so ``grad_input`` could hold the wrong tensors.
 #
 # Use 1: capturing activations for plots
 # --------------------------------------
-# A forward hook that stores the output, detached from the graph, is the
-# standard way to pull out intermediate activations.
+# A forward hook that stores the output, detached from the graph, is a
+# common way to pull out intermediate activations
+# (``torchvision.models.feature_extraction`` is another).
 activations = {}
 
 
@@ -206,11 +211,11 @@ with model.conv1.register_forward_hook(save_output), torch.no_grad():
 assert activations[model.conv1].shape == (1, 5, 256, 256)
 
 # %%
-# ``conv1``'s output holds one map per hand-made filter. The edge detectors'
-# weights sum to zero, so they answer 0 on flat regions and a signed value
-# at edges: red and blue mark the two signs, on a scale centred on zero and
-# clipped at the 99.5th percentile. Blur and sharpen (weights summing to 1)
-# are shown in gray, like the photo.
+# One map per hand-made filter. The edge detectors' weights sum to zero, so
+# they answer 0 on flat regions and a signed value at edges: red and blue
+# mark the two signs, on a scale centred on zero and clipped at the 99.5th
+# percentile. Blur and sharpen (weights summing to 1) are gray, like the
+# photo.
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -240,12 +245,13 @@ plt.show()
 # Full backward hooks record how large the gradient arriving at each
 # layer's output is; comparing these across layers is a quick check for
 # vanishing or exploding gradients. The batch is 16 random 128x128 crops of
-# the photo with random labels (the net is untrained anyway).
+# the photo with random labels (the net is untrained anyway). The hooks are
+# registered input side first, but fill the dictionary in the opposite
+# order: backward runs from the loss towards the input.
 rows, cols = torch.randint(0, 128, (2, 16)).tolist()
 crops = torch.stack(
     [image[0, :, r : r + 128, c : c + 128] for r, c in zip(rows, cols)]
-)
-crops.requires_grad_(True)  # conv1's input needs a gradient (rule above)
+).requires_grad_()  # conv1's input needs a gradient (rule above)
 targets = torch.randint(0, 10, (16,)).to(device)
 grad_norms = {}
 
@@ -254,9 +260,6 @@ def save_grad_norm(module, grad_input, grad_output):
     grad_norms[names[module]] = grad_output[0].norm().item()
 
 
-# %%
-# The hooks are registered input side first, but fill the dictionary in
-# the opposite order: backward runs from the loss towards the input.
 layers = ["conv1", "conv2", "fc1", "fc2"]
 names = {getattr(model, name): name for name in layers}
 handles = [m.register_full_backward_hook(save_grad_norm) for m in names]
@@ -276,7 +279,7 @@ assert list(grad_norms) == layers[::-1]  # fc2 first, conv1 last
 # what ``conv2`` sends back halves every gradient below it (``conv1``),
 # while ``conv2``'s own weight gradient, computed from ``grad_output``,
 # stays as it was.
-reference = {name: p.grad.clone() for name, p in model.named_parameters()}
+before = {name: p.grad.clone() for name, p in model.named_parameters()}
 
 
 def halve(module, grad_input, grad_output):
@@ -286,14 +289,11 @@ def halve(module, grad_input, grad_output):
 with model.conv2.register_full_backward_hook(halve):
     model.zero_grad()
     criterion(model(crops), targets).backward()
-torch.testing.assert_close(
-    model.conv1.weight.grad, 0.5 * reference["conv1.weight"]
-)
-torch.testing.assert_close(model.conv2.weight.grad, reference["conv2.weight"])
+torch.testing.assert_close(2 * model.conv1.weight.grad, before["conv1.weight"])
+torch.testing.assert_close(model.conv2.weight.grad, before["conv2.weight"])
 print("conv1's gradient halved, conv2's unchanged")
 
 # %%
 # Every registration returns a handle: call ``remove()`` or use it in a
 # ``with`` block, or hooks keep firing (and keep what they capture alive).
-# The graph the backward hooks attach to is the subject of
-# :ref:`sphx_glr_lessons_basics_04_autograd.py`.
+# More on the autograd graph: :ref:`sphx_glr_lessons_basics_04_autograd.py`.
