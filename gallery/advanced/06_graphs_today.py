@@ -6,7 +6,7 @@ Both frameworks run eager code by default and offer a compiler that
 captures a graph from Python: ``torch.compile`` and TensorFlow 2's
 ``tf.function``. This lesson trains one network with both, checks the
 losses against eager mode, and shows where capture differs from plain
-Python: data-dependent branches and changing Python numbers.
+Python: data-dependent branches and loops over Python numbers.
 """
 
 # %%
@@ -14,7 +14,8 @@ Python: data-dependent branches and changing Python numbers.
 # ---------------------------------
 # The float64 data and weights of
 # :ref:`sphx_glr_lessons_basics_06_static_vs_dynamic_graphs.py`, over 200
-# steps. MPS has no float64, so on a Mac the PyTorch side runs on the CPU.
+# steps. MPS and some Intel GPUs have no float64; there the PyTorch side
+# runs on the CPU.
 import time
 
 import numpy as np
@@ -25,7 +26,10 @@ if torch.accelerator.is_available():  # CUDA, MPS or XPU
     device = torch.accelerator.current_accelerator()
 else:
     device = torch.device("cpu")
-if device.type == "mps":
+if device.type == "mps" or (
+    device.type == "xpu"
+    and not torch.xpu.get_device_properties(device).has_fp64
+):
     device = torch.device("cpu")
 print(f"PyTorch runs on: {device.type}")
 
@@ -72,11 +76,11 @@ curves["PyTorch eager"], step_times["PyTorch eager"] = train_torch(torch_loss)
 # ``torch.compile``
 # -----------------
 # On the first call, ``torch.compile`` follows the function's Python code,
-# recording its tensor operations into a graph; it derives a backward graph
-# and hands both to a *backend*. The default, ``inductor``, generates and
-# compiles C++ (or GPU) kernels, which takes far longer than this network
-# takes to train, so we use ``aot_eager``: it captures both graphs the same
-# way but runs them with PyTorch's ordinary kernels.
+# records its tensor operations into a graph and hands that to a *backend*.
+# The default, ``inductor``, derives a backward graph (with AOTAutograd)
+# and compiles C++ or GPU kernels for both, which can take longer than this
+# small network takes to train. So we use ``aot_eager``: it derives the
+# backward graph the same way but runs both with PyTorch's usual kernels.
 compiled = torch.compile(torch_loss, backend="aot_eager")
 curves["torch.compile"], step_times["torch.compile"] = train_torch(compiled)
 for name, curve in curves.items():
@@ -89,18 +93,17 @@ assert gap < 1e-8
 # Compiled and eager losses agree within the asserted tolerance. To see
 # what was captured we pass our own backend: any function that receives
 # the captured graph (a ``torch.fx.GraphModule``) and returns something to
-# call. Ours records each graph and runs it unchanged.
+# call. Ours records each (forward) graph and runs it unchanged.
 graphs = []
 
 
-def recording_backend(graph_module, example_inputs):
+def record(graph_module, example_inputs):
     graphs.append(graph_module)
     return graph_module.forward
 
 
-torch.compile(torch_loss, backend=recording_backend)(
-    x_t, y_t, torch.from_numpy(w1_np), torch.from_numpy(w2_np)
-)
+w1_t, w2_t = (torch.from_numpy(w).to(device) for w in (w1_np, w2_np))
+torch.compile(torch_loss, backend=record)(x_t, y_t, w1_t, w2_t)
 calls = [n for n in graphs[0].graph.nodes if n.op.startswith("call")]
 ops = [getattr(n.target, "__name__", n.target) for n in calls]
 print(f"{len(graphs)} graph; its operations: {ops}")
@@ -112,10 +115,10 @@ assert len(graphs) == 1 and len(ops) == 6
 # Graph breaks: data-dependent branches
 # -------------------------------------
 # In eager mode, ``if x.sum() > 0:`` is plain Python: the condition becomes
-# a ``bool`` each call. While capturing, the condition is a tensor whose
-# value is not known yet. With ``fullgraph=True``, ``torch.compile``
-# refuses such code. The error's class, ``Unsupported``, lives in a private
-# module, so we catch its public base class, ``RuntimeError``.
+# a ``bool`` each call. While capturing, it is a tensor whose value is not
+# known yet, and with ``fullgraph=True`` ``torch.compile`` refuses such
+# code. Its error class, ``Unsupported``, is private, so we catch the
+# public base class, ``RuntimeError``, and check the name.
 
 
 def on_positive(x):
@@ -133,10 +136,11 @@ def signed_step(x):
 
 
 positive, negative = torch.ones(4), -torch.ones(4)
-strict = torch.compile(signed_step, fullgraph=True, backend=recording_backend)
+strict = torch.compile(signed_step, fullgraph=True, backend=record)
 try:
     strict(positive)
 except RuntimeError as err:
+    assert type(err).__name__ == "Unsupported"
     print(f"raised {type(err).__name__}: {str(err).splitlines()[0]}")
 else:
     raise AssertionError("fullgraph=True should have refused the branch")
@@ -147,11 +151,13 @@ else:
 # condition, and captures the branch taken as a further graph. That is a
 # *graph break*.
 graphs.clear()
-compiled_step = torch.compile(signed_step, backend=recording_backend)
+compiled_step = torch.compile(signed_step, backend=record)
+counts = []
 for x in (positive, negative):
     torch.testing.assert_close(compiled_step(x), signed_step(x))
+    counts.append(len(graphs))
     print(f"after an input of sign {x[0].item():+.0f}: {len(graphs)} graphs")
-assert len(graphs) == 3
+assert counts == [2, 3]
 
 # %%
 # One function became two graphs, and the second input added a third for
@@ -170,9 +176,7 @@ def signed_step_cond(x):
 
 
 graphs.clear()
-compiled_cond = torch.compile(
-    signed_step_cond, fullgraph=True, backend=recording_backend
-)
+compiled_cond = torch.compile(signed_step_cond, fullgraph=True, backend=record)
 for x in (positive, negative):
     x = x.clone().requires_grad_()
     out = compiled_cond(x)
@@ -188,11 +192,12 @@ assert len(graphs) == 1 and len(subgraphs) == 2
 # One graph served both signs, with the same values and gradients as eager
 # code.
 #
-# Python numbers are constants of the graph
-# -----------------------------------------
-# A Python ``int`` argument is not a tensor, so it is baked into the
-# captured graph, and a ``for`` loop over it is unrolled. A new value needs
-# a new graph: a *recompile*. Values seen before reuse their graph.
+# Loops over Python numbers are unrolled
+# --------------------------------------
+# A Python ``int`` that drives a ``for`` loop is specialized: the loop is
+# unrolled into the graph, and each new value needs a new graph, a
+# *recompile*. Values seen before reuse their graph. An ``int`` used only
+# in arithmetic, as in ``x * n``, fares better.
 
 
 def repeat_tanh(x, depth):
@@ -202,7 +207,7 @@ def repeat_tanh(x, depth):
 
 
 graphs.clear()
-compiled_repeat = torch.compile(repeat_tanh, backend=recording_backend)
+compiled_repeat = torch.compile(repeat_tanh, backend=record)
 counts = []
 for depth in [1, 2, 3, 2, 1]:
     compiled_repeat(positive, depth)
@@ -210,17 +215,23 @@ for depth in [1, 2, 3, 2, 1]:
 n_ops = [sum(n.op == "call_function" for n in g.graph.nodes) for g in graphs]
 print(f"graphs after depths 1, 2, 3, 2, 1: {counts}; ops in each: {n_ops}")
 assert counts == [1, 2, 3, 3, 3] and n_ops == [1, 2, 3]
+graphs.clear()
+compiled_scale = torch.compile(lambda x, n: x * n, backend=record)
+for n in range(1, 6):
+    torch.testing.assert_close(compiled_scale(positive, n), positive * n)
+inputs = [sum(n.op == "placeholder" for n in g.graph.nodes) for g in graphs]
+print(f"x * n for n = 1 to 5: {len(graphs)} graphs, inputs {inputs}")
+assert inputs == [1, 2]
 
 # %%
-# Three distinct values, three graphs, each with the loop unrolled into
-# ``depth`` operations; values seen before reused their graph.
+# Three depths, three graphs, each unrolled into ``depth`` operations;
+# depths seen before reused theirs. For ``x * n``, five values took two
+# graphs: one with ``n = 1`` built in, one with ``n`` as an input.
 #
 # TensorFlow 2: ``tf.function``
 # -----------------------------
-# We import TensorFlow only after ``torch.compile`` has loaded its compiler
-# libraries: loading the two frameworks' native libraries in the other
-# order in one process can conflict. The environment variables are those
-# of :ref:`sphx_glr_lessons_basics_06_static_vs_dynamic_graphs.py`.
+# The environment variables are those of
+# :ref:`sphx_glr_lessons_basics_06_static_vs_dynamic_graphs.py`.
 import os
 
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
@@ -238,34 +249,33 @@ print(f"TensorFlow {tf.__version__} runs on: {tf_device}")
 body_runs = []
 
 
-def make_tf_step(w1, w2):
-    def train_step(x, y):
-        body_runs.append(1)  # Python: runs in eager mode or while tracing
-        with tf.GradientTape() as tape:
-            y_pred = tf.matmul(tf.nn.relu(tf.matmul(x, w1)), w2)
-            loss = tf.reduce_sum((y_pred - y) ** 2)
-        g1, g2 = tape.gradient(loss, [w1, w2])
-        w1.assign_sub(learning_rate * g1)
-        w2.assign_sub(learning_rate * g2)
-        return loss
-
-    return train_step
+def train_step(x, y, w1, w2):
+    body_runs.append(1)  # Python: runs in eager mode or while tracing
+    with tf.GradientTape() as tape:
+        y_pred = tf.matmul(tf.nn.relu(tf.matmul(x, w1)), w2)
+        loss = tf.reduce_sum((y_pred - y) ** 2)
+    g1, g2 = tape.gradient(loss, [w1, w2])
+    w1.assign_sub(learning_rate * g1)
+    w2.assign_sub(learning_rate * g2)
+    return loss
 
 
 # %%
 # The same step, eager and as a ``tf.function``, trained and timed:
 x_tf, y_tf = tf.constant(x_np), tf.constant(y_np)
+runs = {}
 for name, wrap in [("TF2 eager", lambda f: f), ("tf.function", tf.function)]:
-    step = wrap(make_tf_step(tf.Variable(w1_np), tf.Variable(w2_np)))
+    step, w1, w2 = wrap(train_step), tf.Variable(w1_np), tf.Variable(w2_np)
     body_runs.clear()
     losses, times = [], []
     for _ in range(steps):
         start = time.perf_counter()
-        losses.append(float(step(x_tf, y_tf)))  # float() waits for it
+        losses.append(float(step(x_tf, y_tf, w1, w2)))  # float(): waits
         times.append(time.perf_counter() - start)
     curves[name], step_times[name] = losses, times
-    print(f"{name:>11}: Python body ran {len(body_runs)} times")
-assert len(body_runs) == 1  # the tf.function traced once
+    runs[name] = len(body_runs)
+    print(f"{name:>11}: Python body ran {runs[name]} times")
+assert runs == {"TF2 eager": steps, "tf.function": 1}
 reference = np.array(curves["PyTorch eager"])
 for name, curve in curves.items():
     assert np.max(np.abs(np.array(curve) - reference) / reference) < 1e-8
@@ -276,9 +286,9 @@ for name, curve in curves.items():
 #
 # ``tf.function`` retraces on Python values
 # -----------------------------------------
-# Like ``torch.compile``, a trace bakes in Python values: each new ``int``
-# means a new trace. Passed as a tensor, the same ``for`` loop is rewritten
-# by AutoGraph into a loop *operation*, and one trace serves every depth.
+# A trace bakes in Python values: each new ``int`` means a new trace.
+# Passed as a tensor, the same ``for`` loop is rewritten by AutoGraph into
+# a loop *operation*, and one trace serves every depth.
 traces = []
 
 
@@ -308,43 +318,33 @@ assert "StatelessWhile" in {op.type for op in traced.graph.get_operations()}
 #
 # How long does a step take?
 # --------------------------
-# The first step of a compiled mode includes capturing (and for
-# ``torch.compile``, compiling); the median of the other steps describes
-# the steady state, and the fastest step what a step costs when nothing
-# else competes. ``aot_eager`` runs eager mode's kernels, so it cannot gain
-# from fusing them; that is what ``inductor`` is for. All these numbers
-# depend on the machine, its load and the model size.
+# A compiled mode's first step includes capturing; the median of the other
+# steps is the steady state, the fastest step the cost when nothing else
+# competes. ``aot_eager`` runs eager mode's kernels, so it cannot gain from
+# fusing them (``inductor`` can). All these numbers depend on the machine,
+# its load and the model size.
 import pandas as pd
 
-rows = [
-    {
-        "mode": name,
-        "first step (ms)": 1e3 * times[0],
-        "median step (ms)": 1e3 * float(np.median(times[1:])),
-        "fastest step (ms)": 1e3 * min(times[1:]),
-    }
-    for name, times in step_times.items()
-]
-table = pd.DataFrame(rows)
-print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+ms = 1e3 * pd.DataFrame(step_times)  # a column per mode, a row per step
+table = pd.concat([ms.iloc[0], ms[1:].median(), ms[1:].min()], axis=1)
+table.columns = ["first step (ms)", "median step (ms)", "fastest step (ms)"]
+print(table.to_string(float_format=lambda v: f"{v:.2f}"))
 
 # %%
 # The fastest steps, least disturbed by other work on the machine:
 import matplotlib.pyplot as plt
 
-fig, ax = plt.subplots(figsize=(6, 3))
-ax.barh(table["mode"], table["fastest step (ms)"])
+fig, ax = plt.subplots(figsize=(6, 3), layout="constrained")
+ax.barh(table.index[::-1], table["fastest step (ms)"][::-1])
 ax.set_xlabel("fastest training step (ms)")
 ax.set_title("Two-layer net, float64: one training step")
-ax.invert_yaxis()
-fig.tight_layout()
 plt.show()
 
 # %%
 # Summary
 # -------
-# Both compilers capture a graph by running Python once, and agree with
-# eager mode. A branch on a tensor's value splits PyTorch's graph unless
-# written with ``torch.cond``; AutoGraph makes a tensor loop a graph loop.
-# Python numbers are constants of a captured graph: new values recompile or
+# Both compilers capture graphs from Python code and agree with eager
+# mode. A branch on a tensor's value splits PyTorch's graph unless written
+# with ``torch.cond``; AutoGraph makes a tensor loop a graph loop. An
+# ``int`` driving a loop is a graph constant: new values recompile or
 # retrace. Whether capture pays off depends on model, backend and machine.

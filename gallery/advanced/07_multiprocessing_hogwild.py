@@ -170,7 +170,8 @@ if __name__ == "__main__":
 # We start the script the way you would in a terminal,
 # ``python hogwild.py results.pt``, with the interpreter that runs this page
 # (``sys.executable``). ``subprocess.run`` collects what the script and its
-# workers print, and its ``timeout`` stops a script that hangs.
+# workers print. Its ``timeout`` kills the script if it hangs, but not the
+# workers, which may outlive it.
 import subprocess
 import sys
 import tempfile
@@ -217,12 +218,15 @@ print(f"loaded {losses.shape[0]} workers x {losses.shape[1]} losses")
 # Did two processes train one model?
 # ----------------------------------
 # The workers' updates interleave differently on every run, so the final
-# weights differ from run to run. We check fixed bars instead, on 600 test
+# weights can differ from run to run. We check fixed bars instead, on 600 test
 # points the workers never saw: the test loss of the saved weights is below
 # half that of untrained weights, the accuracy is above 80% (a third is
 # chance), and for each worker the median of its last 50 mini-batch losses
-# is below half the median of its first 50. Weights that were not shared
-# would leave the parent's model as it started, and fail the first two.
+# is below half the median of its first 50. Under ``fork``, weights not in
+# shared memory would be copied on write, and the parent's model would not
+# change. ``spawn`` and ``forkserver`` move the tensors they pass to shared
+# memory anyway; ``share_memory()`` makes the script behave the same under
+# every start method.
 import torch.nn.functional as F
 
 trained.eval()
@@ -291,7 +295,8 @@ plt.show()
 #   :ref:`sphx_glr_lessons_advanced_08_distributed_data_parallel.py`.
 # * The default start method depends on the platform and Python version.
 #   Write workers as top-level functions and start them under
-#   ``if __name__ == "__main__":``, and the script runs under all three.
+#   ``if __name__ == "__main__":``, as ``spawn`` and ``forkserver`` require;
+#   this page ran the script under the default method only.
 # * ``DataLoader(num_workers=...)`` starts its workers with the same
 #   machinery and the same defaults:
 #   :ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py`.

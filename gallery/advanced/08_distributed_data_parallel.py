@@ -14,7 +14,7 @@ script, launches it with ``torchrun`` and checks it against one process.
 # :mod:`torch.distributed` connects a fixed set of processes, the *world*.
 # Each has a *rank* from 0 to ``world_size - 1`` and talks to the others
 # through a *backend*: ``nccl`` moves CUDA tensors between GPUs, ``gloo``
-# moves CPU tensors.
+# works mainly with CPU tensors.
 #
 # .. note:: Old code you may meet: ``nn.DataParallel(model)``, one process
 #    driving all GPUs with threads and copying the model on every forward
@@ -47,6 +47,8 @@ for epoch in range(2):
     assert len(order[epoch, 0]) == len(order[epoch, 1]) == 6  # 1 repeated
     assert set(order[epoch, 0]) | set(order[epoch, 1]) == set(range(11))
 assert order[0, 0] != order[1, 0]  # set_epoch changed the order
+unset = DistributedSampler(range(11), num_replicas=2, rank=0)
+assert list(unset) == list(unset) == order[0, 0]  # no set_epoch: no change
 
 # %%
 # The training script, part 1: data and model
@@ -87,15 +89,16 @@ def make_model():
 # ``torchrun`` sets ``RANK``, ``WORLD_SIZE``, ``MASTER_ADDR`` and
 # ``MASTER_PORT``, which ``init_process_group`` reads, and ``LOCAL_RANK``
 # and ``LOCAL_WORLD_SIZE``, the rank and count on this machine. NCCL needs
-# one GPU per rank: the script uses it only when there are at least as many
-# CUDA devices as ranks here, each rank on GPU ``LOCAL_RANK``. Anywhere else
-# (no GPU, one GPU for two ranks, an Apple GPU) it uses the CPU and gloo.
+# one GPU per rank and a PyTorch build with NCCL (Windows builds have
+# none): the script uses it only when both hold, each rank on GPU
+# ``LOCAL_RANK``. Anywhere else (no GPU, one GPU for two ranks, an Apple
+# GPU, Windows) it uses the CPU and gloo.
 SCRIPT += """
 
 def setup():
     local_rank = int(os.environ["LOCAL_RANK"])
     ranks_here = int(os.environ["LOCAL_WORLD_SIZE"])
-    if torch.cuda.device_count() >= ranks_here:  # one GPU per rank
+    if dist.is_nccl_available() and torch.cuda.device_count() >= ranks_here:
         device = torch.device("cuda", local_rank)
         torch.cuda.set_device(device)
         dist.init_process_group("nccl", device_id=device)
@@ -159,9 +162,9 @@ def save_checkpoint(ddp_model, losses, path):
 # The ranks compare their trained weights with an ``all_gather``, then each
 # loads the checkpoint with ``map_location`` set to its own device, and they
 # print in turn. The DDP model is freed (and garbage collected: it sits in
-# reference cycles) *before* the group is destroyed: if DDP held the last
-# reference to a gloo group, freeing it later can deadlock (PyTorch issue
-# 56297).
+# reference cycles) *before* the group is destroyed, so the group is not
+# freed after ``destroy_process_group`` (hangs in that teardown order have
+# been reported).
 SCRIPT += """
 
 if __name__ == "__main__":
@@ -197,8 +200,10 @@ if __name__ == "__main__":
 # which we start with this page's interpreter (``sys.executable``).
 # ``--standalone`` picks a free local address for the ranks to meet. Where
 # ``OMP_NUM_THREADS`` is unset, ``torchrun`` sets it to 1 and warns, so we
-# set it. If one rank fails, ``torchrun`` stops the others; the ``timeout``
-# stops a launch that hangs.
+# set it. If one rank fails, ``torchrun`` stops the others. If the launch
+# hangs, ``terminate()`` sends ``torchrun`` SIGTERM (on Linux and macOS),
+# and it stops its ranks before it exits; ``subprocess.run``'s timeout
+# would kill ``torchrun`` alone and leave the ranks running.
 import os
 import subprocess
 import sys
@@ -211,10 +216,15 @@ script.write_text(SCRIPT)
 launch = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
 command = [*launch, "--nproc-per-node=2", str(script), str(checkpoint)]
 env = {**os.environ, "OMP_NUM_THREADS": "1"}
-proc = subprocess.run(
-    command, capture_output=True, text=True, timeout=300, env=env
-)
-print(proc.stdout + proc.stderr)
+with subprocess.Popen(
+    command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+) as proc:
+    try:
+        output, _ = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        proc.terminate()  # torchrun stops its ranks, then exits
+        output, _ = proc.communicate()
+print(output.decode())
 assert proc.returncode == 0
 
 # %%
