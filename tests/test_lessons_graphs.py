@@ -20,7 +20,7 @@ BASICS = {
 def test_basics_lesson_is_short_and_links_its_advanced_sequel(basic):
     source = (ROOT / "gallery" / "basics" / f"{basic}.py").read_text()
     sequel = BASICS[basic]
-    assert len(source.splitlines()) <= 300, f"basics/{basic} is too long"
+    assert len(source.splitlines()) <= 350, f"basics/{basic} is too long"
     assert (ROOT / "gallery" / "advanced" / f"{sequel}.py").is_file()
     label = f":ref:`sphx_glr_lessons_advanced_{sequel}.py`"
     assert label in " ".join(source.split()), f"basics/{basic} lacks {label}"
@@ -30,6 +30,7 @@ def test_basics_lesson_is_short_and_links_its_advanced_sequel(basic):
 SHOWN = {
     ("basics", "05_custom_functions"): [
         "MyReLU passes gradcheck",
+        "MyReLU fails gradcheck in float32",
         "BrokenReLU fails gradcheck, as it should",
     ],
     ("basics", "06_static_vs_dynamic_graphs"): [
@@ -53,5 +54,9 @@ def test_page_shows_the_results_its_prose_describes(site, section, stem):
     output = captured_output(page(site, lesson))
     for line in SHOWN[section, stem]:
         assert line in output, f"{section}/{stem} does not show {line!r}"
+    # a caught warning is shown on a line of its own, as "warned ..."
+    shown = "\n".join(
+        line for line in output.splitlines() if not line.startswith("warned ")
+    )
     for noise in ("Traceback", "Warning", "WARNING", "absl"):
-        assert noise not in output, f"{section}/{stem} shows {noise!r}"
+        assert noise not in shown, f"{section}/{stem} shows {noise!r}"

@@ -54,7 +54,8 @@ assert u.min() >= 0 and u.max() < 1 and set(dice.tolist()) <= set(range(1, 7))
 rows, cols = g.shape
 print(f"shape={g.shape}, size(1)={g.size(1)}, numel={g.numel()}")
 assert isinstance(g.shape, tuple) and g.shape == g.size() == (2, 3)
-assert (rows, cols) == (2, 3) and g.numel() == rows * cols
+assert (rows, cols) == (2, 3) == (g.size(0), g.size(1))
+assert g.numel() == rows * cols
 
 # %%
 # .. note:: Old code you may meet: ``torch.Tensor(5, 3)`` (uninitialised)
@@ -66,7 +67,8 @@ assert (rows, cols) == (2, 3) and g.numel() == rows * cols
 # An addition can be written as an operator, a function, or a function that
 # writes into a tensor you allocated (``out=``); all three give the same
 # bits. A method whose name ends in ``_`` changes its tensor *in place* and
-# returns it: the memory stays, the values change.
+# returns it: the values change and the memory usually stays (``resize_``,
+# for one, may have to move it).
 a = torch.rand(2, 3)
 b = torch.rand(2, 3)
 result = torch.empty(2, 3)
@@ -82,8 +84,9 @@ assert torch.all(b == 1)
 
 # %%
 # Not every in-place method changes values. ``t_()`` transposes in place: it
-# swaps the shape and the *strides* (how far to step in memory per index),
-# and leaves the memory, and so the values, exactly as they were.
+# swaps the shape and the *strides* (how far to step in memory per index)
+# and leaves the bytes in memory as they were: only which index reads which
+# byte changes.
 m = torch.arange(6).view(2, 3)
 before, address = m.clone(), m.data_ptr()
 print(f"before t_(): shape {tuple(m.shape)}, strides {m.stride()}")
@@ -165,7 +168,8 @@ plt.show()
 # into ``(2, 2)`` is a new set of strides, so it works; flattening to
 # ``(12,)`` would need one stride that walks 0, 4, 8, 1, ..., so it fails.
 # One size may be ``-1``, meaning "whatever makes the count match".
-# ``reshape`` views when it can and copies when it must.
+# ``reshape`` returns a view when the strides allow and a copy otherwise;
+# the docs warn not to rely on which.
 transposed = grid.T
 assert grid.view(2, -1).shape == (2, 6)  # -1 becomes 6
 split = transposed.view(2, 2, 3)
@@ -188,8 +192,9 @@ assert flattened[:4].tolist() == [100, 4, 8, 1]
 # Python floats become ``float32`` and Python ints ``int64``; ``/`` gives
 # floats, ``//`` keeps integers. When dtypes mix, the higher *category* wins
 # (bool < integer < float < complex) and, between tensors with dimensions,
-# the wider dtype. A Python number, or a 0-dim tensor, of the *same*
-# category as a tensor with dimensions does not widen it.
+# a dtype that can hold both: the wider one, or a third (``uint8`` with
+# ``int8`` gives ``int16``). A Python number, or a 0-dim tensor, of the
+# *same* category as a tensor with dimensions does not widen it.
 i32 = torch.tensor([7, 8], dtype=torch.int32)
 i64 = torch.tensor([7, 8])
 f32 = torch.tensor([0.5, 1.5])
@@ -201,6 +206,9 @@ assert (i32 / 2).dtype == torch.float32 and (i32 // 2).dtype == torch.int32
 assert (i32 + i64).dtype == torch.int64 and (i64 + f32).dtype == f32.dtype
 assert (i32 + 5).dtype == torch.int32 and (i32 + 2.5).dtype == torch.float32
 assert (i32 + torch.tensor(5)).dtype == torch.int32
+u8 = torch.tensor([200], dtype=torch.uint8)
+i8 = torch.tensor([-1], dtype=torch.int8)
+assert (u8 + i8).dtype == torch.int16 and (u8 + i8).item() == 199
 assert f32.to(torch.float64).dtype == torch.float64 == f32.double().dtype
 
 # %%
@@ -231,10 +239,11 @@ arr = np.zeros(4)
 from_arr = torch.from_numpy(arr)
 copied = torch.tensor(arr)
 np.add(arr, 3, out=arr)
-print(f"array after tensor.add_(1): {ones_a}, tensor: {from_arr}")
+print(f"array after tensor.add_(1): {ones_a}")
+print(f"tensor after np.add(arr, 3): {from_arr}")
 assert np.shares_memory(ones_a, ones_t.numpy()) and (ones_a == 2).all()
 assert from_arr.dtype == torch.float64 and torch.all(from_arr == 3)
-assert torch.all(copied == 0)
+assert torch.all(copied == 0) and copied.dtype == torch.float64
 tracked = torch.ones(3, requires_grad=True)  # see the autograd lesson
 try:
     tracked.numpy()
@@ -259,6 +268,7 @@ assert np.shares_memory(a32, legacy32.numpy())
 assert np.shares_memory(a64, double64.numpy())
 assert legacy64.dtype == torch.float32
 assert not np.shares_memory(a64, legacy64.numpy())
+assert torch.from_numpy(a32).dtype == torch.tensor(a32).dtype == torch.float32
 
 # %%
 # Moving tensors to an accelerator
@@ -278,9 +288,14 @@ assert host.to("cpu") is host  # no copy when nothing changes
 
 # %%
 # With an accelerator, the cell below also shows that an operation refuses
-# to mix a CPU tensor with an accelerator tensor. On a CPU-only machine it
-# says so and skips.
+# to mix a CPU tensor that has dimensions with an accelerator tensor; a
+# 0-dim CPU tensor is accepted, as a scalar. On a CPU-only machine it says
+# so and skips.
 if device.type != "cpu":
+    scalar = torch.tensor(10.0)  # 0-dim, on the CPU: accepted
+    scaled = on_device * scalar
+    assert scaled.device == on_device.device
+    torch.testing.assert_close(scaled.cpu(), host * 10)
     try:
         host + on_device
     except RuntimeError as err:
@@ -292,8 +307,8 @@ else:
 
 # %%
 # .. note:: Old code you may meet: ``x.cuda()`` and
-#    ``x.type(torch.cuda.FloatTensor)`` hard-wired an NVIDIA GPU and mixed
-#    the element type with the device. Pick the device once and write
+#    ``x.type(torch.cuda.FloatTensor)`` hard-wired a CUDA (or ROCm) GPU and
+#    mixed the element type with the device. Pick the device once and write
 #    ``x.to(device)``; the dtype is separate: ``x.to(torch.float64)``.
 #
 # Next, :ref:`sphx_glr_lessons_basics_02_numpy_warmup.py` fits a small

@@ -4,18 +4,19 @@ The same network on PyTorch tensors
 
 We port the NumPy network of the warm-up lesson to PyTorch tensors, still
 writing the backward pass by hand. The code barely changes, but it now runs on
-an accelerator such as a GPU when one is present. Starting from the same data
-and weights, we train both versions and check that they produce the same
-losses and the same trained weights.
+an accelerator such as a GPU when one is present (one with ``float64``,
+which this lesson needs). Starting from the same data and weights, we train
+both versions and check that they produce the same losses and the same
+trained weights.
 """
 
 # %%
 # Setup
 # -----
 # One seed for PyTorch's generator, and the device picked once: every tensor
-# below is created on it or moved to it. MPS has no ``float64``, which this
-# lesson needs to compare with NumPy to many digits, so there it uses the
-# CPU.
+# below is created on it or moved to it. This lesson needs ``float64`` to
+# compare with NumPy to many digits; MPS, and some Intel GPUs, have no
+# ``float64``, so there we use the CPU.
 import torch
 
 torch.manual_seed(0)
@@ -23,7 +24,10 @@ if torch.accelerator.is_available():
     device = torch.accelerator.current_accelerator()
 else:
     device = torch.device("cpu")
-if device.type == "mps":
+if device.type == "mps" or (
+    device.type == "xpu"
+    and not torch.xpu.get_device_properties(device).has_fp64
+):
     device = torch.device("cpu")
 print(f"Running on: {device.type}")
 # sphinx_gallery_tags = ["beginner", "tensors", "backprop"]
@@ -154,8 +158,9 @@ for t in range(steps):
 # The two libraries may call different matrix-multiplication routines, which
 # add up terms in different orders, so the last bits can differ. We therefore
 # compare with ``torch.testing.assert_close``, whose defaults for
-# ``float64`` allow a relative difference of about :math:`10^{-7}`: after 500
-# steps the losses of every step and both trained weight matrices match.
+# ``float64`` allow a difference of :math:`10^{-7}` plus :math:`10^{-7}`
+# times the expected value: after 500 steps the losses of every step and
+# both trained weight matrices match.
 for t in (0, 100, 499):
     print(
         f"step {t:3d}: torch {losses[t].item():.6g}  numpy {losses_ref[t]:.6g}"
@@ -168,19 +173,22 @@ print("losses and trained weights agree")
 # %%
 # The curves of the two losses would lie on top of each other, so we plot
 # their relative difference instead. It starts near float64's rounding
-# error, grows as each run builds on its own rounding, and stays below the
-# :math:`10^{-7}` that ``assert_close`` allows. Steps where the two losses
-# are bit for bit equal have no point on the log scale.
+# error, grows as each run builds on its own rounding, and stays below
+# :math:`10^{-7}`, a bound we assert separately: at the final loss, about
+# 0.015, ``assert_close``'s absolute term alone allows a relative difference
+# near :math:`7 \times 10^{-6}`. Steps where the two losses are bit for bit
+# equal have no point on the log scale.
 import matplotlib.pyplot as plt
 
 rel = np.abs(losses.cpu().numpy() - losses_ref) / losses_ref
 steps_axis = np.arange(steps)
 print(f"largest relative difference: {rel.max():.1e}")
 print(f"steps with bit-for-bit equal losses: {(rel == 0).sum()}")
+assert rel[:10].max() < 1e-14 and rel[-100:].max() > rel[:100].max()
 assert rel.max() < 1e-7
 fig, ax = plt.subplots(figsize=(6, 4))
 ax.semilogy(steps_axis[rel > 0], rel[rel > 0], ".", markersize=3)
-ax.axhline(1e-7, color="black", linestyle="--", label="assert_close rtol")
+ax.axhline(1e-7, color="black", linestyle="--", label="asserted bound")
 ax.set_xlabel("step")
 ax.set_ylabel("relative difference of the losses")
 ax.set_title(f"Hand-written backprop, PyTorch ({device.type}) vs NumPy")

@@ -12,8 +12,9 @@ ourselves with ``torch.autograd.Function``, a ReLU, checks its backward with
 # %%
 # Device
 # ------
-# The lesson runs on any device. Its float64 parts (``gradcheck`` and the
-# network) run on the CPU when the device is MPS, which has no float64.
+# The lesson runs on any device. Its ``float64`` parts (``gradcheck`` and
+# the network) need ``float64``; MPS, and some Intel GPUs, have no
+# ``float64``, so there they use the CPU.
 import torch
 
 torch.manual_seed(0)
@@ -22,7 +23,12 @@ if torch.accelerator.is_available():  # CUDA, MPS or XPU
 else:
     device = torch.device("cpu")
 print(f"Running on: {device.type}")
-f64_device = torch.device("cpu") if device.type == "mps" else device
+f64_device = device
+if device.type == "mps" or (
+    device.type == "xpu"
+    and not torch.xpu.get_device_properties(device).has_fp64
+):
+    f64_device = torch.device("cpu")
 # sphinx_gallery_tags = ["intermediate", "autograd"]
 
 # %%
@@ -76,19 +82,43 @@ try:
     out.sum().backward()
 except RuntimeError as err:
     print(f"raised RuntimeError: {str(err).split('. Hint')[0]}")
+    assert "is at version 1; expected version 0 instead" in str(err)
 else:
     raise AssertionError("backward should have failed")
 
 # %%
-# The error names the saved tensor: it was saved at version 0, and the
-# in-place ``add_`` raised its version to 1.
+# The error describes the saved tensor by its type, its shape and the
+# operation that made it (``Add``), and says it is at version 1 where
+# version 0 was expected: the in-place ``add_`` raised its version counter.
 #
 # .. note:: Old code you may meet: ``class MyReLU(Function)`` with
 #    ``def forward(self, input)``, ``self.save_for_backward(...)`` and calls
 #    like ``MyReLU()(x)``. Such non-static "legacy" Functions kept per-call
-#    state on an instance; current PyTorch raises an error for them. Today
-#    ``forward`` and ``backward`` are static methods that get a fresh
-#    ``ctx`` each call, and the operation is invoked as ``MyReLU.apply(x)``.
+#    state on an instance. Today ``forward`` and ``backward`` are static
+#    methods that get a fresh ``ctx`` each call, and the operation is
+#    invoked as ``MyReLU.apply(x)``. Current PyTorch refuses the old style:
+import warnings
+
+
+class LegacyReLU(torch.autograd.Function):
+    def forward(self, x):  # the old style: an instance method
+        return x.clamp(min=0)
+
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        LegacyReLU()(z)
+    except RuntimeError as err:
+        print(f"raised RuntimeError: {err}")
+    else:
+        raise AssertionError("a legacy Function should have failed")
+assert [w.category for w in caught] == [DeprecationWarning]
+print(f"warned DeprecationWarning: {caught[0].message}")
+
+# %%
+# Creating the instance drew a deprecation warning (a Function is never
+# instantiated), and calling it raised the error.
 #
 # Checking a backward with ``gradcheck``
 # --------------------------------------
@@ -96,20 +126,32 @@ else:
 # not crash: training just goes badly. ``torch.autograd.gradcheck``
 # compares your backward against finite differences
 # :math:`(f(x + \epsilon) - f(x - \epsilon)) / 2\epsilon` for every input
-# element. Use float64: in float32 the rounding error of the finite
-# difference exceeds gradcheck's default tolerances. We keep the inputs away
-# from 0, where ReLU has a kink and finite differences are meaningless.
+# element. We keep the inputs away from 0, where ReLU has a kink and finite
+# differences are meaningless.
 from torch.autograd import gradcheck
 
 z64 = torch.randn(8, 5, dtype=torch.float64, device=f64_device)
 z64 = z64 + 0.1 * z64.sign()  # no entry within 0.1 of the kink
 z64.requires_grad_()
-assert gradcheck(MyReLU.apply, (z64,))
+assert gradcheck(MyReLU.apply, (z64,), raise_exception=False)
 print("MyReLU passes gradcheck")
 
 # %%
-# A buggy backward fails the check. This one forgets to multiply by
-# ``grad_output``, a common slip:
+# Our backward passes in ``float64``. Use ``float64`` for such checks: in
+# ``float32`` the rounding error of the finite difference exceeds
+# gradcheck's default tolerances, so the same correct backward fails, and
+# gradcheck warns that it probably will.
+z32 = z64.detach().to(device, torch.float32).requires_grad_()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    assert not gradcheck(MyReLU.apply, (z32,), raise_exception=False)
+assert [w.category for w in caught] == [UserWarning]
+print(f"warned UserWarning: {str(caught[0].message).strip()}")
+print("MyReLU fails gradcheck in float32")
+
+# %%
+# Back in ``float64``, a buggy backward fails the check. This one forgets
+# to multiply by ``grad_output``, a common slip:
 
 
 class BrokenReLU(MyReLU):
@@ -201,10 +243,12 @@ plt.show()
 # ------------------------
 # ``MyReLU`` only re-derives what autograd already knows: ``clamp`` gives
 # the same gradients, as checked above. Reach for ``torch.autograd.Function``
-# when the backward you would write is *better* than the one autograd
-# derives (more stable, or keeping fewer tensors alive), or deliberately not
-# the true derivative, such as a straight-through estimator, which
-# ``gradcheck`` would rightly reject. Otherwise write the operation with
+# when autograd cannot see inside the forward, because it calls code outside
+# PyTorch (NumPy, or your own C++ or CUDA kernel); when the backward you
+# would write is *better* than the one autograd derives (more stable, or
+# keeping fewer tensors alive); or when it is deliberately not the true
+# derivative, such as a straight-through estimator, which ``gradcheck``
+# would rightly reject. Otherwise write the operation with
 # existing tensor operations, or use a built-in, and let autograd
 # differentiate it; to inspect or change gradients of existing operations,
 # use hooks (:ref:`sphx_glr_lessons_nn_08_hooks.py`).

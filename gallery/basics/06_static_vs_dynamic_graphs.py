@@ -15,8 +15,8 @@ really differ: a loop whose length depends on the data.
 # --------------------------------
 # Everything starts from the same float64 NumPy arrays as in
 # :ref:`sphx_glr_lessons_basics_02_numpy_warmup.py`, so any difference
-# between the frameworks would show up in the loss. MPS has no float64, so
-# on a Mac the PyTorch side runs on the CPU.
+# between the frameworks would show up in the loss. MPS, and some Intel
+# GPUs, have no ``float64``; there the PyTorch side uses the CPU.
 import numpy as np
 import torch
 
@@ -25,7 +25,10 @@ if torch.accelerator.is_available():  # CUDA, MPS or XPU
     device = torch.accelerator.current_accelerator()
 else:
     device = torch.device("cpu")
-if device.type == "mps":
+if device.type == "mps" or (
+    device.type == "xpu"
+    and not torch.xpu.get_device_properties(device).has_fp64
+):
     device = torch.device("cpu")
 print(f"PyTorch runs on: {device.type}")
 
@@ -91,8 +94,9 @@ assert loss.graph is g and tf.executing_eagerly()  # eager outside
 # ``loss`` is a symbolic tensor of the graph, with a name and a shape but no
 # value. Running the graph is a separate step: a ``Session`` executes the
 # part of the graph needed for the tensors you ask for, with placeholders
-# filled from ``feed_dict``. The same graph runs 500 times.
-n_ops = len(g.get_operations())
+# filled from ``feed_dict``. The same graph runs 500 times; we *finalize*
+# it first, which makes it read-only: no operation can be added to it.
+g.finalize()
 with tf.compat.v1.Session(graph=g) as sess:
     sess.run(init_op)
     tf_losses = []
@@ -102,11 +106,17 @@ with tf.compat.v1.Session(graph=g) as sess:
         )
         tf_losses.append(float(loss_value))
 print(f"TF1: loss {tf_losses[0]:.4e} -> {tf_losses[-1]:.4e}")
-assert len(g.get_operations()) == n_ops  # running added no operation
+try:
+    with g.as_default():
+        tf.constant(0.0)  # try to add one more operation
+except RuntimeError as err:
+    print(f"raised RuntimeError: {err}")
+else:
+    raise AssertionError("a finalized graph should refuse new operations")
 
 # %%
-# 500 runs added no operation to the graph: it was complete before the
-# first step.
+# The 500 runs used the read-only graph as it was, and it still refuses a
+# new operation: it was complete before the first step.
 #
 # .. note:: Old code you may meet: ``tf.placeholder``, ``tf.Session()`` and
 #    ``tf.global_variables_initializer()`` at the top level of ``tf``.
@@ -123,9 +133,11 @@ x_t = torch.from_numpy(x_np).to(device)
 y_t = torch.from_numpy(y_np).to(device)
 w1 = torch.tensor(w1_np, device=device, requires_grad=True)
 w2 = torch.tensor(w2_np, device=device, requires_grad=True)
-torch_losses = []
+torch_losses, last_root = [], None
 for t in range(steps):
     loss = (x_t.mm(w1).clamp(min=0).mm(w2) - y_t).pow(2).sum()
+    assert loss.grad_fn is not last_root  # a new graph every step
+    last_root = loss.grad_fn
     loss.backward()
     with torch.no_grad():
         w1 -= learning_rate * w1.grad
@@ -247,6 +259,7 @@ with cf_graph.as_default():
     )
     cf_loss = tf.reduce_sum((h @ tf.constant(w_out_np) - target_np) ** 2)
 n_cf_ops = len(cf_graph.get_operations())
+cf_graph.finalize()  # read-only from here on
 
 # %%
 # The same graph now runs on all four inputs; its depths and losses must
@@ -263,22 +276,22 @@ for name, losses in [("PyTorch", torch_cf_losses), ("TF1", tf_cf_losses)]:
     print(f"{name:>8} losses: {[f'{v:.6f}' for v in losses]}")
 assert tf_depths == torch_depths
 np.testing.assert_allclose(tf_cf_losses, torch_cf_losses, rtol=1e-10)
-assert len(cf_graph.get_operations()) == n_cf_ops
 
 # %%
-# One fixed graph served every depth, and its losses equal PyTorch's up to
-# rounding (relative tolerance :math:`10^{-10}`).
+# One fixed, finalized graph served every depth, and its losses equal
+# PyTorch's up to rounding (relative tolerance :math:`10^{-10}`).
 #
 # The PyTorch version needed no special loop operation. In eager mode, the
 # mode of every lesson so far, the loop is plain Python: the condition is a
 # Python ``bool`` computed from the data at each step. That holds in eager
 # mode only. Compilers that capture a graph from Python code, TensorFlow 2's
 # ``tf.function`` and PyTorch's ``torch.compile``, meet the same problem a
-# TF1 graph does. Data-dependent control flow must end up as a graph
-# operation (TensorFlow's AutoGraph rewrites a Python loop into one;
-# ``torch.compile`` splits its graph there unless the branch is written
-# with ``torch.cond``), and plain Python numbers are baked into the graph,
-# so a new value means a new graph.
+# TF1 graph does, and solve it differently. TensorFlow's AutoGraph rewrites
+# a Python loop that depends on a tensor into a loop operation of the
+# graph. ``torch.compile`` instead breaks its graph at a data-dependent test
+# and lets Python evaluate it (for a branch, ``torch.cond`` keeps both sides
+# in one graph). Both bake plain Python numbers into what they capture, so
+# a new value can mean a new trace or a recompile.
 # :ref:`sphx_glr_lessons_advanced_06_graphs_today.py` shows both, with
 # timings.
 #
@@ -294,4 +307,5 @@ assert len(cf_graph.get_operations()) == n_cf_ops
 #
 # The next section, starting with
 # :ref:`sphx_glr_lessons_nn_01_nn_package.py`, leaves raw tensors behind
-# and builds the same network from ``torch.nn`` layers.
+# and builds a network of the same sizes, with bias terms, from ``torch.nn``
+# layers.
