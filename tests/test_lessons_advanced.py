@@ -71,7 +71,7 @@ def _cuda_calls_outside_guards(tree: ast.AST) -> list[int]:
 @pytest.mark.parametrize("stem", EDITED)
 def test_lesson_exists_and_is_short(stem):
     lines = _source(stem).splitlines()
-    assert len(lines) <= 300, f"{stem}: {len(lines)} lines"
+    assert len(lines) <= 350, f"{stem}: {len(lines)} lines"
 
 
 @pytest.mark.parametrize("stem", EDITED)

@@ -107,7 +107,8 @@ plt.show()
 # ``nn.LSTM`` takes the whole ``(batch, steps, 3)`` tensor and returns
 # ``output`` (the last layer's hidden state after every step) and
 # ``(h_n, c_n)`` (every layer's states after the last step). The classifier
-# reads ``h_n[-1]``, which stays right for sequences of different lengths.
+# reads ``h_n[-1]``, which, given a packed batch, is each sequence's state
+# after its own last element (see packing below).
 import torch.nn.functional as F
 from torch import nn
 
@@ -224,13 +225,13 @@ else:
 # with ``batch_first=True``. The last layer's forward direction ends at the
 # last step, the backward one at step 0. Omitting the state means zeros.
 bi = nn.LSTM(3, 16, num_layers=2, bidirectional=True, batch_first=True)
-points = x_test[:4, :10]  # batch 4, 10 steps
-h0 = torch.zeros(2 * 2, 4, 16)
+points = x_test[:3, :10]  # batch 3, 10 steps
+h0 = torch.zeros(2 * 2, 3, 16)
 out, (h_n, c_n) = bi(points, (h0, torch.zeros_like(h0)))
 print(f"output {tuple(out.shape)}, h_n and c_n {tuple(h_n.shape)}")
-assert out.shape == (4, 10, 2 * 16)  # both directions, concatenated
-assert h_n.shape == c_n.shape == (2 * 2, 4, 16)
-h_layers = h_n.view(2, 2, 4, 16)  # (layers, directions, batch, hidden)
+assert out.shape == (3, 10, 2 * 16)  # both directions, concatenated
+assert h_n.shape == c_n.shape == (2 * 2, 3, 16)
+h_layers = h_n.view(2, 2, 3, 16)  # (layers, directions, batch, hidden)
 torch.testing.assert_close(h_layers[-1, 0], out[:, -1, :16])
 torch.testing.assert_close(h_layers[-1, 1], out[:, 0, 16:])
 torch.testing.assert_close(bi(points)[0], out)
@@ -275,8 +276,10 @@ print("packed h_n == each cloud run alone, for the first 20")
 
 # %%
 # ``nn.LSTM`` accepts a ``PackedSequence`` and ``CloudClassifier`` reads
-# ``h_n``, so the trained model classifies variable-length clouds unchanged.
-# Fed the padded tensor, it reads extra points at the origin and does worse.
+# ``h_n``, so the trained model classifies variable-length clouds with no
+# code change, though less accurately than the 32-point test set: it saw
+# only 32-point clouds in training. Fed the padded tensor, it reads extra
+# points at the origin and does worse still.
 model.eval()
 acc = {}
 for name, x in [("packed", packed), ("padded", padded)]:
@@ -284,7 +287,7 @@ for name, x in [("packed", packed), ("padded", padded)]:
         pred = model(x.to(device)).argmax(1).cpu()
     acc[name] = (pred == var_labels).float().mean().item()
     print(f"12 to 32 points, {name}: accuracy {acc[name]:.3f}")
-assert acc["packed"] > 0.5 and acc["packed"] > acc["padded"]
+assert test_acc > acc["packed"] > 0.5 and acc["packed"] > acc["padded"]
 
 # %%
 # .. note:: Old code you may meet: ``r_out[:, -1, :]`` as the summary of a

@@ -122,7 +122,9 @@ x_dev = x.to(device)
 assert x_dev.device.type == device.type
 assert x.to("cpu") is x  # already there: no copy
 assert x.to(torch.float64) is not x  # a real conversion makes a new tensor
-assert x.to(x_dev).device == x_dev.device  # .to(other) copies its device
+like = x_dev.half()
+moved = x.to(like)  # .to(other) takes other's device and dtype
+assert moved.device == like.device and moved.dtype == torch.float16
 model = nn.Linear(4, 2).to(device)
 y = model(x_dev)
 print(f"output on {y.device.type}: {[round(v, 4) for v in y[0].tolist()]}")

@@ -44,8 +44,9 @@ assert row.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 5.0]
 
 # %%
 # Zeroing the view zeroed elements 2 to 4 of ``row``. In-place operations
-# save memory, but if one destroys a value the backward pass needs, autograd
-# refuses rather than computing wrong gradients:
+# save memory, but if one destroys a value the backward pass needs, the
+# tensor's version counter (bumped by every in-place operation) shows it,
+# and autograd refuses rather than computing wrong gradients:
 w = torch.randn(3, requires_grad=True)
 s = w.sigmoid()  # backward of sigmoid reuses its output s
 s.mul_(2)  # ... which this overwrites
@@ -53,12 +54,15 @@ try:
     s.sum().backward()
 except RuntimeError as err:
     print(f"raised RuntimeError: {str(err).splitlines()[0]}")
+    assert "output 0 of Sigmoid" in str(err) and "version 1" in str(err)
 else:
     raise AssertionError("backward through an overwritten output should fail")
 
 # %%
-# The error names the overwritten tensor. Prefer out-of-place forms unless
-# memory is tight.
+# The error describes the overwritten tensor: its type and shape, the
+# operation that made it (output 0 of ``Sigmoid``) and its version, 1
+# where the backward expected 0. Prefer out-of-place forms unless memory is
+# tight.
 #
 # Indexing starts at zero
 # -----------------------
@@ -160,6 +164,7 @@ assert counts.to(torch.float32).dtype == torch.float32  # only this converts
 # thread at a time. To see both, Python may switch threads only once a
 # second here (restored after); we count the main thread's steps meanwhile:
 import sys
+import sysconfig
 import threading
 
 
@@ -183,10 +188,12 @@ finally:
 print(f"intra-op threads: {torch.get_num_threads()}")
 print(f"main thread ran: during the matmul {torch_steps > 0}, ", end="")
 print(f"during the Python loop {python_steps > 0}")
-assert torch_steps > 0 and python_steps == 0
+free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+assert torch_steps > 0 and (python_steps == 0 or free_threaded)
 
 # %%
-# The matmul let the main thread run; the Python loop did not. So
+# The matmul let the main thread run; with the GIL, the Python loop did
+# not (a free-threaded build, which has no GIL, may let it). So
 # Python-heavy work (decoding samples, Hogwild loops) runs in processes
 # (``DataLoader(num_workers=...)``, ``torch.multiprocessing``), and
 # ``share_memory_()`` copies a tensor into shared memory once, to be used by
@@ -285,7 +292,7 @@ print("optimizer.step() == manual updateParameters")
 #    * - ``x:add(y)`` (changes ``x``); ``torch.add(res, x, y)``
 #      - ``x.add_(y)``; ``torch.add(x, y, out=res)``
 #    * - ``x[1][4]``; ``x:sum(2)``; ``x:indexAdd(1, idx, src)``
-#      - ``x[0, 3]``; ``x.sum(dim=1)``; ``x.index_add_(0, idx, src)``
+#      - ``x[0, 3]``; ``x.sum(dim=1)``; ``x.index_add_(0, idx - 1, src)``
 #    * - ``x:cuda()`` (becomes a float ``CudaTensor``)
 #      - ``x.to(device)`` (keeps its dtype)
 #    * - ``threads`` package

@@ -33,8 +33,11 @@ f64_device = torch.device("cpu") if device.type == "mps" else device
 # overflows to ``inf`` once :math:`x > 88.7`, and for very negative
 # :math:`x`, :math:`1 + e^x` rounds to exactly 1, so the result is 0
 # instead of the tiny positive :math:`e^x`.
-x32 = torch.linspace(-100.0, 100.0, 401, device=device)
-ref = torch.nn.functional.softplus(x32.cpu().double(), threshold=1000.0)
+#
+# This part runs on the CPU whatever the device: the point is float32
+# arithmetic itself, and the CPU keeps the subnormal results checked below.
+x32 = torch.linspace(-100.0, 100.0, 401)
+ref = torch.nn.functional.softplus(x32.double(), threshold=1000.0)
 
 
 def naive_softplus(t):
@@ -86,21 +89,23 @@ import matplotlib.pyplot as plt
 
 stable = StableSoftplus.apply(x32)
 assert torch.isfinite(stable).all()
-torch.testing.assert_close(stable.cpu().double(), ref)
+torch.testing.assert_close(stable.double(), ref)
 
 
 def rel_error(v):
-    return ((v.cpu().double() - ref).abs() / ref).clamp(max=10.0)
+    return ((v.double() - ref).abs() / ref).clamp(max=10.0)
 
 
-normal_range = x32.cpu() > -87  # results above float32's smallest normal
+normal_range = x32 > -87  # results above float32's smallest normal
 eps32 = torch.finfo(torch.float32).eps
-assert rel_error(stable)[normal_range].max() < eps32
+worst = rel_error(stable)[normal_range].max().item()
+print(f"stable, normal results: worst error {worst / eps32:.2f} x eps32")
+assert worst < 4 * eps32
 assert rel_error(stable).max() < 0.1  # subnormal results: a few percent
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
-ax.semilogy(x32.cpu(), rel_error(naive), label="log(1 + exp(x))")
-ax.semilogy(x32.cpu(), rel_error(stable) + 1e-12, label="StableSoftplus")
+ax.semilogy(x32, rel_error(naive), label="log(1 + exp(x))")
+ax.semilogy(x32, rel_error(stable) + 1e-12, label="StableSoftplus")
 ax.set_xlabel("x (float32)")
 ax.set_ylabel("relative error (capped at 10)")
 ax.set_title("Softplus in float32 against a float64 reference")
@@ -110,11 +115,12 @@ plt.show()
 
 # %%
 # The naive formula is wrong by 100% below about -17 (it returns 0) and
-# infinitely wrong above 88.7. The stable one is within float32's machine
-# epsilon wherever the result is a normal float32 number; below about -87
-# the true values are under :math:`10^{-38}`, where float32 keeps fewer
-# digits (subnormal numbers), and its error grows to a few percent. The
-# curve adds :math:`10^{-12}` so exact zeros show on a log axis.
+# infinitely wrong above 88.7. The stable one stays within a few units of
+# float32's machine epsilon wherever the result is a normal float32 number
+# (the printed worst case); below about -87 the true values are under
+# :math:`10^{-38}`, where float32 keeps fewer digits (subnormal numbers),
+# and its error grows to a few percent. The curve adds :math:`10^{-12}` so
+# exact zeros show on a log axis.
 #
 # First and second derivatives
 # ----------------------------
@@ -184,9 +190,9 @@ else:
 # A backward that is only differentiable once
 # -------------------------------------------
 # Many hand-written backwards call code autograd cannot see through (NumPy,
-# an in-place kernel, an external library). Decorating such a backward with
-# ``once_differentiable`` says so: a first derivative works, and asking for
-# a second raises an error instead of returning a wrong one.
+# a custom C++/CUDA kernel, an external library). Decorating such a
+# backward with ``once_differentiable`` says so: a first derivative works,
+# and asking for a second raises an error instead of returning a wrong one.
 from torch.autograd.function import once_differentiable
 
 
@@ -257,8 +263,8 @@ for name, fn in [
         f"storages, {extra} bytes beyond input and output"
     )
 comp, func = results["composition"], results["Function"]
-assert comp[1] == 2 < comp[0]  # two storages, each saved more than once
-assert func[2] == 0 and comp[2] == t.nbytes
+assert comp == (4, 2, t.nbytes)  # 4 saves of 2 storages, 1 extra
+assert func == (1, 1, 0)  # only the output
 
 # %%
 # The composition makes four saves of only two storages: the input (saved
