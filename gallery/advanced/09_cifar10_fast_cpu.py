@@ -2,15 +2,15 @@
 Training CIFAR-10 fast on a laptop CPU
 ======================================
 
-How much accuracy can a minute of CPU time buy? We build a network from the
-fastest known CIFAR-10 recipes (Keller Jordan's airbench, David Page's "How
-to train your ResNet"), measure where training time goes, and train it.
+How much accuracy can a minute of CPU time buy? We build a network from two
+fast CIFAR-10 recipes (Keller Jordan's airbench, David Page's "How to train
+your ResNet"), measure where training time goes, and train it.
 """
 
 # %%
-# A CPU is fast in bfloat16 (bf16) only with native bf16 instructions (AMX,
-# AVX512-BF16). :func:`torch.backends.cpu.get_cpu_capability` names the
-# vector instruction set, not bf16 support, so we read the CPU flags.
+# On x86, bfloat16 (bf16) is fast only with AMX or AVX512-BF16, which we
+# look for in Linux's CPU flags (``get_cpu_capability()`` names the vector
+# instruction set, not bf16 support). Other CPUs stay in float32 here.
 import time
 from pathlib import Path
 
@@ -40,7 +40,6 @@ print(f"native bf16: {native_bf16}; path taken: {precision}")
 import os
 import shutil
 import tempfile
-from pathlib import Path
 
 import pooch
 from torchvision import datasets
@@ -70,15 +69,20 @@ if zip_path.is_file() and not jpeg_dir.is_dir():
         shutil.rmtree(staging)
 
 # %%
-# All images are decoded once into ``uint8`` tensors kept in memory.
+# All images are decoded once into ``uint8`` tensors kept in memory, by two
+# worker processes where the start method is ``fork``. Under ``spawn`` or
+# ``forkserver`` workers would import this unguarded script again
+# (:ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py`), so none run.
+import multiprocessing
+
 from torch.utils.data import DataLoader
 from torchvision.io import decode_image
 
 CLASSES = "airplane automobile bird cat deer dog frog horse ship truck".split()
+workers = 2 if multiprocessing.get_start_method() == "fork" else 0
 
 
 def load_split(train):
-    """All images of one split as (N, 3, 32, 32) uint8, and their labels."""
     if not zip_path.is_file():
         split = datasets.CIFAR10(CACHE, train=train)
         pixels = torch.from_numpy(split.data).permute(0, 3, 1, 2)
@@ -86,7 +90,7 @@ def load_split(train):
     folder = jpeg_dir / ("train" if train else "test")
     files = datasets.ImageFolder(folder, loader=decode_image)
     assert files.classes == CLASSES
-    images, labels = zip(*DataLoader(files, batch_size=1000, num_workers=2))
+    images, labels = zip(*DataLoader(files, 1000, num_workers=workers))
     return torch.cat(images), torch.cat(labels)
 
 
@@ -100,8 +104,7 @@ assert torch.equal(torch.bincount(y_test), torch.full((10,), 1000))
 order = torch.randperm(len(y_all))
 x_val, y_val = x_all[order[:5000]], y_all[order[:5000]]
 x_train, y_train = x_all[order[5000:]], y_all[order[5000:]]
-std, mean = torch.std_mean(x_train.float() / 255, dim=(0, 2, 3))
-mean, std = mean.view(1, 3, 1, 1), std.view(1, 3, 1, 1)
+std, mean = torch.std_mean(x_train.float() / 255, (0, 2, 3), keepdim=True)
 
 
 def normalize(images):
@@ -112,10 +115,10 @@ def normalize(images):
 # A frozen whitening layer
 # ------------------------
 # Neighbouring pixels are strongly correlated: the covariance of 2x2 patches
-# has eigenvalues spanning orders of magnitude. Its eigenvectors, divided
-# by the square roots of their eigenvalues (plus ``eps``), make each patch
-# 12 uncorrelated values of about unit variance: a first layer computed,
-# not trained, keeping both signs of each filter for the ReLU after it.
+# has eigenvalues spanning orders of magnitude. Its eigenvectors, divided by
+# the square roots of their eigenvalues plus ``eps``, make each patch 12
+# uncorrelated values of variance near 1 (less where ``eps`` dominates): a
+# computed first layer, with both signs of each filter for the next ReLU.
 from torch import nn
 
 
@@ -132,6 +135,7 @@ white = nn.functional.conv2d(normalize(x_val[:1000]), filters[:12])
 after = torch.linalg.eigvalsh(torch.cov(white.transpose(0, 1).flatten(1)))
 print(f"eigenvalues: {eigenvalues.min():.4f} to {eigenvalues.max():.1f}; "
       f"after whitening {after.min():.2f} to {after.max():.2f}")  # fmt: skip
+assert eigenvalues.max() / eigenvalues.min() > 1e3 and after.max() < 1.1
 
 # %%
 # The network
@@ -154,14 +158,13 @@ def bn(channels):
 
 def conv(c_in, c_out):
     layer = nn.Conv2d(c_in, c_out, 3, padding=1, bias=False)
-    nn.init.dirac_(layer.weight.data[:c_in])
+    nn.init.dirac_(layer.weight[:c_in])  # dirac_ runs without autograd
     return layer
 
 
 def fast_net():
     whiten = nn.Conv2d(3, 24, 2, bias=False)  # 32x32 -> 31x31
-    whiten.weight.data.copy_(filters)
-    whiten.weight.requires_grad_(False)
+    whiten.weight.requires_grad_(False).copy_(filters)  # frozen, computed
     layers = [whiten, nn.ReLU()]
     for c_in, c in ((24, 32), (32, 64), (64, 128)):
         layers += [conv(c_in, c), nn.MaxPool2d(2), bn(c), nn.ReLU()]
@@ -173,11 +176,11 @@ def fast_net():
 # %%
 # Where the time goes
 # -------------------
-# Five set-ups, timed. The first is the classic recipe: ``ImageFolder``
-# decoding each file with PIL, ``v2`` transforms per image, batches of four
-# from two worker processes, feeding LeNet. Each next row changes one thing
-# (the last two train the network above). A step costs about three forward
-# passes, so ``3 x MFLOP x images/s`` estimates the GFLOP/s achieved.
+# Five set-ups, timed. The first is the classic recipe: a PIL image per
+# item (``ImageFolder`` decodes a JPEG file, ``CIFAR10`` wraps an array),
+# ``v2`` transforms per image, batches of four, LeNet. Each next row
+# changes one thing; the last two train our network. A step costs about
+# three forward passes: ``3 x MFLOP x images/s`` estimates the GFLOP/s.
 import itertools
 
 from torch.utils.flop_counter import FlopCounterMode
@@ -209,14 +212,13 @@ def in_memory(batch_size, layout=torch.contiguous_format):
 def images_per_second(model, batches, steps):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     for k, (x, y) in enumerate(itertools.islice(batches, 5 + steps)):
-        if k == 5 and device.type != "cpu":
-            torch.accelerator.synchronize()  # the warm-up must finish first
-        if k == 5:
-            start = time.perf_counter()
         loss = nn.functional.cross_entropy(model(x.to(device)), y.to(device))
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        if k == 4:
+            loss.item()  # waits for the warm-up to finish
+            start = time.perf_counter()
     loss.item()  # waits for the device to finish
     return steps * len(y) / (time.perf_counter() - start)
 
@@ -230,10 +232,10 @@ if zip_path.is_file():
     classic = datasets.ImageFolder(jpeg_dir / "train", transform=per_image)
 else:
     classic = datasets.CIFAR10(CACHE, transform=per_image)
-loader = DataLoader(classic, batch_size=4, shuffle=True, num_workers=2)
+loader = DataLoader(classic, batch_size=4, shuffle=True, num_workers=workers)
 cl = torch.channels_last
 setups = {
-    "classic: files, PIL, batch 4, 2 workers": (lenet, iter(loader), 200),
+    f"classic: PIL, batch 4, {workers} workers": (lenet, iter(loader), 200),
     "decoded in memory, batch 4": (lenet, in_memory(4), 200),
     "decoded in memory, batch 128": (lenet, in_memory(128), 30),
     "our network, batch 128": (fast_net, in_memory(128), 5),
@@ -245,11 +247,11 @@ for name, (make, batches, steps) in setups.items():
     model = make().to(device, memory_format=layout)
     speed = images_per_second(model, batches, steps)
     rows[name] = {"MFLOP/image": mflop(model), "images/s": speed}
-del loader, batches, setups  # ends the worker processes
+del loader, batches, setups  # ends any worker processes
 
 # %%
 # The table, and the ceiling to compare with: a large matrix product, the
-# job processors do best, in float32 and in bf16.
+# job processors do best, in float32 (and in bf16 where we train in it).
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -258,7 +260,7 @@ table["GFLOP/s"] = 3 * table["MFLOP/image"] * table["images/s"] / 1000
 print(table.round(1).to_string())
 
 ceiling = {}
-for dtype in (torch.float32, torch.bfloat16):
+for dtype in (torch.float32, torch.bfloat16) if use_bf16 else (torch.float32,):
     a, b = torch.randn(2, 2048, 2048, device=device, dtype=dtype)
     (a @ b).sum().item()  # warm-up
     start = time.perf_counter()
@@ -274,25 +276,24 @@ plt.show()
 
 
 # %%
-# Why each change is faster:
+# What each change does (the table shows what it did here):
 #
-# * **The classic loader starves the model.** Each image is opened,
-#   decoded and converted one at a time, in every epoch, each batch of four
-#   comes back from a worker process, and on few cores the workers compete
-#   with training. **Decoding once** makes a batch one indexing operation.
+# * **The classic loader starves the model.** Each image becomes a PIL
+#   image (read from its JPEG file, offline) and is converted, one at a
+#   time, in every epoch; workers, where they run, compete with training
+#   on few cores. **Decoding once** makes a batch one indexing operation.
 # * **Large batches** spread the fixed cost of a step (Python, launching
 #   kernels, the optimizer update) over 128 images instead of 4, and give
 #   each convolution enough work for all cores.
 # * **channels_last** stores each pixel's channels together (N, H, W, C).
-#   Whether the CPU convolutions (oneDNN) are faster in it depends on the
-#   CPU, the layer sizes and the library version. The recipe below uses
-#   channels_last; if the last two rows say otherwise on your CPU, drop it.
+#   Whether CPU convolutions (oneDNN) gain from it depends on the CPU, the
+#   layer sizes and the version; the recipe below uses it: drop it if the
+#   last two rows say otherwise on your CPU.
 # * The GFLOP/s column is an estimate and the matrix product is timed once:
 #   compare orders of magnitude, not digits.
 #
 # ``predict`` below can average the scores of each image and of its mirror
-# image (test-time flip averaging: inference time only). It leaves the
-# train/eval mode to its caller.
+# image (test-time flip averaging: inference time only).
 def predict(net, images, flip_average=False):
     assert not net.training, "call net.eval() first"
     out = []
@@ -343,8 +344,7 @@ train_seconds = 0.0
 # -------------------------------------
 # **Alternating flips**: each image gets one random left-right flip in even
 # epochs and the opposite in odd ones, so every two epochs show each image
-# both ways. The budget is a number of steps, so every run on one machine
-# does the same arithmetic; the clock stops for the validation passes.
+# both ways. The budget is a fixed number of steps; validation is untimed.
 for epoch in range(EPOCHS):
     start = time.perf_counter()
     model.train()
@@ -374,7 +374,7 @@ print(f"Training took {train_seconds:.1f} s ({device.type}, {precision})")
 # Choosing on validation, testing once
 # ------------------------------------
 # Four candidates: the last weights or their average (on a short budget it
-# still remembers early, worse weights), each with or without test-time
+# may still remember early, worse weights), each with or without test-time
 # flip averaging. Validation picks one; only it meets the test.
 ema.module.eval()
 scores = {}
@@ -394,6 +394,6 @@ print(f"Test accuracy: {correct} of {len(y_test)} images = {accuracy:.2%}")
 assert accuracy >= 0.71
 
 # %%
-# The step budget fixes the accuracy on one machine; the seconds depend on
-# the machine and its load. Time saved (by bf16, say) buys epochs: raise
-# ``EPOCHS``, and let the validation accuracy judge.
+# The budget fixes the work; the accuracy can still vary a little between
+# runs, the seconds with the machine and its load. Time saved (by bf16,
+# say) buys epochs: raise ``EPOCHS``, and let the validation accuracy judge.
