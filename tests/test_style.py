@@ -14,6 +14,7 @@ from conftest import LESSONS, ROOT, lesson_id
 
 MAX_WIDTH = 79  # the lesson column shows about 72 characters of code
 MAX_LINES = 350  # a lesson is read in one sitting
+MAX_CELL = 25  # code lines per `# %%` cell (aim for 5-20)
 # The one study allowed to be longer: each speed and accuracy idea of the
 # fast CIFAR-10 recipe comes with its own measured before/after line.
 LONGER = {"advanced/09_cifar10_fast_cpu": 399}
@@ -66,6 +67,14 @@ def _cells(source: str) -> list[list[str]]:
         elif line.strip() and not line.lstrip().startswith("#"):
             cells[-1].append(line)
     return cells
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
+def test_cells_are_short(lesson):
+    """A reader takes in a cell at a glance: never over 25 code lines."""
+    sizes = [len(cell) for cell in _cells(lesson.read_text(encoding="utf-8"))]
+    long = [n for n in sizes if n > MAX_CELL]
+    assert not long, f"{lesson.name}: cells of {long} code lines"
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
