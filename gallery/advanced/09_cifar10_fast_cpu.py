@@ -73,12 +73,13 @@ if zip_path.is_file() and not jpeg_dir.is_dir():
 # worker processes where the start method is ``fork``. Under ``spawn`` or
 # ``forkserver`` workers would import this unguarded script again
 # (:ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py`), so none run.
+# 5,000 training images are held out for validation; the test images are
+# used once, at the end.
 import multiprocessing
 
 from torch.utils.data import DataLoader
 from torchvision.io import decode_image
 
-CLASSES = "airplane automobile bird cat deer dog frog horse ship truck".split()
 workers = 2 if multiprocessing.get_start_method() == "fork" else 0
 
 
@@ -89,7 +90,6 @@ def load_split(train):
         return pixels.contiguous(), torch.tensor(split.targets)
     folder = jpeg_dir / ("train" if train else "test")
     files = datasets.ImageFolder(folder, loader=decode_image)
-    assert files.classes == CLASSES
     images, labels = zip(*DataLoader(files, 1000, num_workers=workers))
     return torch.cat(images), torch.cat(labels)
 
@@ -97,11 +97,7 @@ def load_split(train):
 x_all, y_all = load_split(train=True)
 x_test, y_test = load_split(train=False)
 assert torch.equal(torch.bincount(y_test), torch.full((10,), 1000))
-
-# %%
-# 5,000 training images are held out for validation; the test images are
-# used once, at the end.
-order = torch.randperm(len(y_all))
+order = torch.randperm(len(y_all))  # 5,000 held out for validation
 x_val, y_val = x_all[order[:5000]], y_all[order[:5000]]
 x_train, y_train = x_all[order[5000:]], y_all[order[5000:]]
 std, mean = torch.std_mean(x_train.float() / 255, (0, 2, 3), keepdim=True)
@@ -144,7 +140,7 @@ assert eigenvalues.max() / eigenvalues.min() > 1e3 and after.max() < 1.1
 # **conv, pool, BN, ReLU**: pooling right after the first convolution
 # leaves four times fewer values for BN, ReLU and the second convolution.
 # **Dirac initialization** (:func:`torch.nn.init.dirac_`): the first filters
-# of each convolution start as identities, passing their input through.
+# of each convolution start as identities (checked below).
 # **Frozen batch-norm scales**: a ReLU is positively homogeneous, so a
 # positive scale would pass into the next layer, whose batch norm undoes
 # it; only the shifts train.
@@ -162,24 +158,28 @@ def conv(c_in, c_out):
     return layer
 
 
-def fast_net():
+def fast_net(pool_early=True):
     whiten = nn.Conv2d(3, 24, 2, bias=False)  # 32x32 -> 31x31
     whiten.weight.requires_grad_(False).copy_(filters)  # frozen, computed
     layers = [whiten, nn.ReLU()]
     for c_in, c in ((24, 32), (32, 64), (64, 128)):
-        layers += [conv(c_in, c), nn.MaxPool2d(2), bn(c), nn.ReLU()]
-        layers += [conv(c, c), bn(c), nn.ReLU()]
+        first = [conv(c_in, c), nn.MaxPool2d(2), bn(c), nn.ReLU()]
+        if not pool_early:  # the usual order: conv, BN, ReLU, pool
+            first = [first[0], *first[2:], first[1]]
+        layers += first + [conv(c, c), bn(c), nn.ReLU()]
     pool = nn.AdaptiveMaxPool2d(1)
     return nn.Sequential(*layers, pool, nn.Flatten(), nn.Linear(128, 10))
 
 
+torch.testing.assert_close(conv(12, 16)(white)[:, :12], white)  # identity
+
 # %%
 # Where the time goes
 # -------------------
-# Five set-ups, timed. The first is the classic recipe: a PIL image per
+# Six set-ups, timed. The first is the classic recipe: a PIL image per
 # item (``ImageFolder`` decodes a JPEG file, ``CIFAR10`` wraps an array),
 # ``v2`` transforms per image, batches of four, LeNet. Each next row
-# changes one thing; the last two train our network. A step costs about
+# changes one thing; the last three train our network. A step costs about
 # three forward passes: ``3 x MFLOP x images/s`` estimates the GFLOP/s.
 import itertools
 
@@ -240,7 +240,9 @@ setups = {
     "decoded in memory, batch 128": (lenet, in_memory(128), 30),
     "our network, batch 128": (fast_net, in_memory(128), 5),
     "our network, batch 128, channels_last": (fast_net, in_memory(128, cl), 5),
-}
+    "the same, conv-BN-ReLU-pool, channels_last": (
+        lambda: fast_net(pool_early=False), in_memory(128, cl), 5),
+}  # fmt: skip
 rows = {}
 for name, (make, batches, steps) in setups.items():
     layout = cl if name.endswith("channels_last") else torch.contiguous_format
@@ -287,10 +289,11 @@ plt.show()
 #   each convolution enough work for all cores.
 # * **channels_last** stores each pixel's channels together (N, H, W, C).
 #   Whether CPU convolutions (oneDNN) gain from it depends on the CPU, the
-#   layer sizes and the version; the recipe below uses it: drop it if the
-#   last two rows say otherwise on your CPU.
-# * The GFLOP/s column is an estimate and the matrix product is timed once:
-#   compare orders of magnitude, not digits.
+#   layer sizes and the version; the recipe below uses it: drop it if
+#   rows four and five say otherwise on your CPU.
+# * **Pooling first**: the last row moves BN and ReLU before the pooling.
+# * GFLOP/s are estimates, the matrix product is timed once: compare orders
+#   of magnitude, not digits.
 #
 # ``predict`` below can average the scores of each image and of its mirror
 # image (test-time flip averaging: inference time only).
@@ -318,10 +321,12 @@ def predict(net, images, flip_average=False):
 # shifts and biases; a linear rise over 20% of the steps, then a linear
 # decay (``cycle_momentum=False``: OneCycleLR leaves the momentum alone).
 # **Weight averaging**: :class:`~torch.optim.swa_utils.AveragedModel`
-# keeps a moving average of the weights and batch-norm statistics.
+# keeps a moving average of the weights and batch-norm statistics. **Scores
+# divided by 9** before the loss, as in airbench. Batch size, learning rate,
+# divisor and averaging rate were chosen on validation, never on test.
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
-EPOCHS, BATCH, LR = 2, 256, 0.2
+EPOCHS, BATCH, LR = 2, 128, 0.4
 model = fast_net().to(device, memory_format=torch.channels_last)
 steps_per_epoch = len(y_train) // BATCH
 trained = [p for p in model.parameters() if p.requires_grad]
@@ -334,7 +339,7 @@ scheduler = torch.optim.lr_scheduler.OneCycleLR(
     pct_start=0.2, anneal_strategy="linear", cycle_momentum=False,
 )  # fmt: skip
 loss_fn = nn.CrossEntropyLoss(label_smoothing=0.2)
-average = get_ema_multi_avg_fn(0.98)
+average = get_ema_multi_avg_fn(0.9)
 ema = AveragedModel(model, multi_avg_fn=average, use_buffers=True)
 flip_even = torch.rand(len(y_train)) < 0.5  # the flips of even epochs
 train_seconds = 0.0
@@ -356,7 +361,7 @@ for epoch in range(EPOCHS):
         x = torch.where(flip[i, None, None, None], x.flip(-1), x)
         x, y = normalize(x).to(device), y_train[i].to(device)
         with torch.autocast(device.type, torch.bfloat16, enabled=use_bf16):
-            loss = loss_fn(model(x), y)
+            loss = loss_fn(model(x) / 9, y)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -375,15 +380,15 @@ print(f"Training took {train_seconds:.1f} s ({device.type}, {precision})")
 # ------------------------------------
 # Four candidates: the last weights or their average (on a short budget it
 # may still remember early, worse weights), each with or without test-time
-# flip averaging. Validation picks one; only it meets the test.
+# flip averaging. Validation picks one; only it meets the test. The step
+# budget fixes the work; time saved (by bf16, say) could buy more epochs.
 ema.module.eval()
 scores = {}
 for name, net in (("last", model), ("averaged", ema.module)):
     for flip_average in (False, True):
         right = predict(net, x_val, flip_average) == y_val
-        scores[name, flip_average] = right.float().mean().item()
-        print(f"{name} weights, flip averaging {flip_average}: "
-              f"validation {scores[name, flip_average]:.2%}")  # fmt: skip
+        scores[name, flip_average] = acc = right.float().mean().item()
+        print(f"{name}, flip averaging {flip_average}: validation {acc:.2%}")
 name, flip_average = max(scores, key=scores.get)
 net = model if name == "last" else ema.module
 predictions = predict(net, x_test, flip_average)
@@ -391,9 +396,4 @@ correct = (predictions == y_test).sum().item()
 accuracy = correct / len(y_test)
 print(f"chosen: {name} weights, flip averaging {flip_average}")
 print(f"Test accuracy: {correct} of {len(y_test)} images = {accuracy:.2%}")
-assert accuracy >= 0.71
-
-# %%
-# The budget fixes the work; the accuracy can still vary a little between
-# runs, the seconds with the machine and its load. Time saved (by bf16,
-# say) buys epochs: raise ``EPOCHS``, and let the validation accuracy judge.
+assert accuracy >= 0.77
