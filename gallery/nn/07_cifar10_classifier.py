@@ -8,8 +8,8 @@ validation split, one test, a look at the mistakes, saving the weights.
 """
 
 # %%
-# One seed fixes weights, split and batches. ``device`` is the accelerator
-# (CUDA, MPS, XPU) if there is one, else the CPU; everything below uses it.
+# One seed fixes weights, split and batches. The model and batches go to
+# ``device``: the accelerator (CUDA, MPS, XPU) if there is one, else the CPU.
 import time
 
 import torch
@@ -66,8 +66,8 @@ if zip_path.is_file() and not jpeg_dir.is_dir():
 # Decode once, keep the pixels in memory
 # --------------------------------------
 # Decoding the same files in every epoch is wasted work, so every image is
-# decoded once, 1,000 at a time by a ``DataLoader``, into ``uint8`` tensors
-# (176 MiB) kept in memory. :class:`~torchvision.datasets.ImageFolder`
+# decoded once (the JPEG copy by a ``DataLoader``, 1,000 at a time) into
+# ``uint8`` tensors (176 MiB) kept in memory; offline, ``ImageFolder``
 # numbers the sorted class folders, as the original labels do.
 from torch.utils.data import DataLoader
 from torchvision.io import decode_image
@@ -155,9 +155,9 @@ plt.show()
 # The network
 # -----------
 # Four 3x3 convolutions, each followed by batch normalization (each channel
-# to zero mean and unit variance over the batch, then a learned scale and
-# shift) and a ReLU; max pooling halves the image three times; a max over
-# the last 4x4 positions and a linear layer give the scores.
+# to zero mean and unit variance over batch and positions, then a learned
+# scale and shift) and a ReLU; max pooling halves the image three times; a
+# max over the last 4x4 positions and a linear layer give the scores.
 from torch import nn
 
 
@@ -235,7 +235,7 @@ model.eval()
 with torch.inference_mode():
     eight, alone = [model(normalize(x_val[:n].to(device))) for n in (8, 1)]
 assert eight.shape == (8, 10)  # eight images, ten scores each
-torch.testing.assert_close(alone, eight[:1], rtol=1e-3, atol=1e-4)
+torch.testing.assert_close(alone, eight[:1], rtol=1e-2, atol=1e-3)
 
 
 # %%
@@ -287,8 +287,8 @@ print(f"Test accuracy: {correct} of {len(y_test)} images = {accuracy:.2%}")
 assert accuracy >= 0.65
 
 # %%
-# Seeded, with a fixed number of steps, the run repeats its accuracy on one
-# CPU; on a GPU some kernels are not deterministic, so it may vary a little.
+# Seeded, with a fixed number of steps, the run should repeat its accuracy
+# on one CPU with the same thread count; on a GPU it may vary a little.
 # The seconds depend on the machine and its load. Where they go (the
 # ``channels_last`` layout included) and how to train faster:
 # :ref:`sphx_glr_lessons_advanced_09_cifar10_fast_cpu.py`.
