@@ -162,10 +162,9 @@ def fast_net(pool_early=True):
     whiten.weight.requires_grad_(False).copy_(filters)  # frozen, computed
     layers = [whiten, nn.ReLU()]
     for c_in, c in ((24, 32), (32, 64), (64, 128)):
-        first = [conv(c_in, c), nn.MaxPool2d(2), bn(c), nn.ReLU()]
-        if not pool_early:  # the usual order: conv, BN, ReLU, pool
-            first = [first[0], *first[2:], first[1]]
-        layers += first + [conv(c, c), bn(c), nn.ReLU()]
+        pool, act = [nn.MaxPool2d(2)], [bn(c), nn.ReLU()]
+        first = pool + act if pool_early else act + pool  # usual: act first
+        layers += [conv(c_in, c), *first, conv(c, c), bn(c), nn.ReLU()]
     pool = nn.AdaptiveMaxPool2d(1)
     return nn.Sequential(*layers, pool, nn.Flatten(), nn.Linear(128, 10))
 
