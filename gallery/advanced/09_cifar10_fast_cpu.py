@@ -57,7 +57,6 @@ else:
         datasets.CIFAR10(CACHE, train=train, download=True)
     print("Using the original CIFAR-10 from torchvision (MD5 checked)")
 
-# %%
 # Unpacked beside the cache, then renamed: whole or not at all.
 if zip_path.is_file() and not jpeg_dir.is_dir():
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -320,11 +319,11 @@ def predict(net, images, flip_average=False):
 # as :ref:`sphx_glr_lessons_nn_07_cifar10_classifier.py` shows).
 # **Weight averaging**: :class:`~torch.optim.swa_utils.AveragedModel`
 # keeps a moving average of the weights and batch-norm statistics. **Scores
-# divided by 9** before the loss, as in airbench. Batch size, learning rate,
-# divisor and averaging rate were chosen on validation, never on test.
+# divided by 9** before the loss, as in airbench. Image sizes, batch size,
+# learning rate, divisor and averaging rate were chosen on validation.
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
-EPOCHS, BATCH, LR = 2, 128, 0.4
+SIZES, BATCH, LR = (24, 24, 32), 128, 0.4  # image side, epoch by epoch
 model = fast_net().to(device, memory_format=torch.channels_last)
 steps_per_epoch = len(y_train) // BATCH
 trained = [p for p in model.parameters() if p.requires_grad]
@@ -333,7 +332,7 @@ shifts = [p for p in trained if p.ndim == 1]
 groups = [{"params": decay, "weight_decay": 5e-4}, {"params": shifts}]
 optimizer = torch.optim.SGD(groups, lr=LR, momentum=0.9, nesterov=True)
 scheduler = torch.optim.lr_scheduler.OneCycleLR(
-    optimizer, [LR, 4 * LR], total_steps=EPOCHS * steps_per_epoch,
+    optimizer, [LR, 4 * LR], total_steps=len(SIZES) * steps_per_epoch,
     pct_start=0.2, anneal_strategy="linear", cycle_momentum=False,
 )  # fmt: skip
 loss_fn = nn.CrossEntropyLoss(label_smoothing=0.2)
@@ -347,15 +346,16 @@ train_seconds = 0.0
 # -------------------------------------
 # **Alternating flips**: each image gets one random left-right flip in even
 # epochs and the opposite in odd ones, so two epochs show nearly every
-# image both ways (an epoch skips 72). Steps are fixed; validation untimed.
-for epoch in range(EPOCHS):
+# image both ways (an epoch skips 72). **Progressive resizing** (fast.ai):
+# two epochs on images shrunk to 24x24 (the last pooling is global, so any
+# size fits) take fewer FLOPs per step; the last epoch is at full size.
+for epoch, size in enumerate(SIZES):
     start = time.perf_counter()
     model.train()
-    order = torch.randperm(len(y_train))
     flip = flip_even if epoch % 2 == 0 else ~flip_even
-    for step in range(steps_per_epoch):
-        i = order[step * BATCH : (step + 1) * BATCH]
-        x = x_train[i]
+    batches = torch.randperm(len(y_train)).split(BATCH)[:steps_per_epoch]
+    for step, i in enumerate(batches):
+        x = v2.functional.resize(x_train[i], [size, size])  # no-op at 32
         x = torch.where(flip[i, None, None, None], x.flip(-1), x)
         x, y = normalize(x).to(device), y_train[i].to(device)
         with torch.autocast(device.type, torch.bfloat16, enabled=use_bf16):
@@ -367,10 +367,12 @@ for epoch in range(EPOCHS):
         if step % 5 == 4:
             ema.update_parameters(model)
     loss.item()  # waits for the device
-    train_seconds += time.perf_counter() - start
-    model.eval()
+    seconds = time.perf_counter() - start
+    train_seconds += seconds
+    model.eval()  # validation: not timed
     val = (predict(model, x_val) == y_val).float().mean()
-    print(f"epoch {epoch + 1}: validation {val:.1%}, {train_seconds:.0f} s")
+    print(f"epoch {epoch + 1}: {size}x{size} images, {seconds:.1f} s, "
+          f"validation {val:.1%}")  # fmt: skip
 print(f"Training took {train_seconds:.1f} s ({device.type}, {precision})")
 
 # %%
@@ -378,8 +380,7 @@ print(f"Training took {train_seconds:.1f} s ({device.type}, {precision})")
 # ------------------------------------
 # Four candidates: the last weights or their average (decay 0.9 every five
 # steps: mostly the last 50), each with or without test-time flip
-# averaging. Validation picks one; only it meets the test. The step budget
-# fixes the work; time saved by any change could buy more epochs.
+# averaging. Validation picks one; only it meets the test.
 ema.module.eval()
 scores = {}
 for name, net in (("last", model), ("averaged", ema.module)):
@@ -394,4 +395,4 @@ correct = (predictions == y_test).sum().item()
 accuracy = correct / len(y_test)
 print(f"chosen: {name} weights, flip averaging {flip_average}")
 print(f"Test accuracy: {correct} of {len(y_test)} images = {accuracy:.2%}")
-assert accuracy >= 0.77
+assert accuracy >= 0.78
