@@ -2,17 +2,16 @@
 Training CIFAR-10 fast on a laptop CPU
 ======================================
 
-How much accuracy can a minute on a laptop CPU buy? We build a network from
-fast CIFAR-10 recipes (Keller Jordan's airbench, David Page's "How to train
-your ResNet"), measure where training time goes, and train it.
+How much accuracy can a minute of training on a CPU buy? We build a network
+from fast CIFAR-10 recipes (Keller Jordan's airbench, David Page's "How to
+train your ResNet"), measure where training time goes, and train it.
 """
 
 # %%
-# On x86, bfloat16 (bf16) is fast only with AMX or AVX512-BF16, which we
-# look for in Linux's CPU flags (``get_cpu_capability()`` names the vector
-# instruction set, not bf16 support). Other CPUs stay in float32 here.
+# We train in bfloat16 (bf16) autocast only where the CPU reports native
+# bf16 (AMX-BF16 or AVX512-BF16, :func:`torch.cpu.get_capabilities`), else
+# in float32. ``get_cpu_capability()`` names the vector instruction set.
 import time
-from pathlib import Path
 
 import torch
 
@@ -22,9 +21,8 @@ if torch.accelerator.is_available():
     device = torch.accelerator.current_accelerator()
 else:
     device = torch.device("cpu")
-cpuinfo = Path("/proc/cpuinfo")
-flags = cpuinfo.read_text().split() if cpuinfo.is_file() else []
-native_bf16 = "amx_bf16" in flags or "avx512_bf16" in flags
+cpu = torch.cpu.get_capabilities()
+native_bf16 = cpu.get("amx_bf16", False) or cpu.get("avx512_bf16", False)
 use_bf16 = device.type == "cpu" and native_bf16
 capability = torch.backends.cpu.get_cpu_capability()
 precision = "bf16 autocast" if use_bf16 else "float32"
@@ -40,6 +38,7 @@ print(f"native bf16: {native_bf16}; path taken: {precision}")
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import pooch
 from torchvision import datasets
@@ -57,7 +56,7 @@ else:
         datasets.CIFAR10(CACHE, train=train, download=True)
     print("Using the original CIFAR-10 from torchvision (MD5 checked)")
 
-# Unpacked beside the cache, then renamed: whole or not at all.
+# Unpacked into a temporary folder, then renamed: whole or not at all.
 if zip_path.is_file() and not jpeg_dir.is_dir():
     CACHE.mkdir(parents=True, exist_ok=True)
     staging = tempfile.mkdtemp(dir=CACHE)
@@ -136,7 +135,7 @@ torch.testing.assert_close(cov, cov.diag().diag(), atol=0.1, rtol=0)
 # -----------
 # Three blocks of two 3x3 convolutions (32, 64, 128 channels) follow.
 # **conv, pool, BN, ReLU**: pooling right after the first convolution
-# leaves BN and ReLU four times fewer values (the FLOPs stay the same).
+# leaves BN and ReLU four times fewer values (same convolution FLOPs).
 # **Dirac initialization** (:func:`torch.nn.init.dirac_`): the first filters
 # of each convolution start as identities (checked below).
 # **Frozen batch-norm scales**: a ReLU is positively homogeneous, so a
@@ -175,9 +174,10 @@ torch.testing.assert_close(conv(12, 16)(white)[:, :12], white)  # identity
 # -------------------
 # Six set-ups, timed. The first is the classic recipe: a PIL image per
 # item (``ImageFolder`` decodes a JPEG file, ``CIFAR10`` wraps an array),
-# ``v2`` transforms per image, batches of four, LeNet. Each next row
-# changes one thing; the last three train our network. ``FlopCounterMode``
-# counts a training step per image: ``MFLOP x images/s / 1000`` is GFLOP/s.
+# ``v2`` transforms per image, batches of four, LeNet. Row two replaces the
+# loading; each later row changes one thing; the last three train our net.
+# ``FlopCounterMode`` counts convolution and matrix-product FLOPs of a
+# training step per image: ``MFLOP x images/s / 1000`` is GFLOP/s.
 import itertools
 
 from torch.utils.flop_counter import FlopCounterMode
@@ -249,7 +249,7 @@ for name, (make, batches, steps) in setups.items():
 del loader, batches, setups  # ends any worker processes
 
 # %%
-# The table, and the ceiling to compare with: a large matrix product, the
+# The table, and a reference rate: one large matrix product, the
 # job processors do best, in float32 (and in bf16 where we train in it).
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -279,15 +279,15 @@ plt.show()
 #
 # * **The classic loader starves the model.** Each image becomes a PIL
 #   image (read from its JPEG file, offline) and is converted, one at a
-#   time, in every epoch; workers, where they run, compete with training
-#   on few cores. **Decoding once** makes a batch one indexing operation.
+#   time, in every epoch; workers, where they run, may compete with training
+#   for few cores. **Decoding once** makes a batch one indexing operation.
 # * **Large batches** spread the fixed cost of a step (Python, launching
 #   kernels, the optimizer update) over 128 images instead of 4, and give
-#   each convolution enough work for all cores.
+#   each convolution more work to spread over the cores.
 # * **channels_last** stores each pixel's channels together (N, H, W, C).
 #   Whether convolutions (oneDNN on CPUs, cuDNN on CUDA) gain from it
 #   depends on the device, the layer sizes and the version; the recipe
-#   uses it: drop it if rows four and five clearly say otherwise for you.
+#   uses it: time rows four and five a few times before dropping it.
 # * **Pooling first**: the last row moves BN and ReLU before the pooling.
 # * Short timings, rough estimates: compare orders of magnitude, not digits.
 #
@@ -347,8 +347,8 @@ train_seconds = 0.0
 # **Alternating flips**: each image gets one random left-right flip in even
 # epochs and the opposite in odd ones, so two epochs show nearly every
 # image both ways (an epoch skips 72). **Progressive resizing** (fast.ai):
-# two epochs on images shrunk to 24x24 (the last pooling is global, so any
-# size fits) take fewer FLOPs per step; the last epoch is at full size.
+# two epochs on images shrunk to 24x24 (the last pooling is global: sizes
+# from 9x9 up fit) take fewer FLOPs per step; the last epoch is at full size.
 for epoch, size in enumerate(SIZES):
     start = time.perf_counter()
     model.train()
@@ -379,7 +379,7 @@ print(f"Training took {train_seconds:.1f} s ({device.type}, {precision})")
 # Choosing on validation, testing once
 # ------------------------------------
 # Four candidates: the last weights or their average (decay 0.9 every five
-# steps: mostly the last 50), each with or without test-time flip
+# steps: about 2/3 on the last 50), each with or without test-time flip
 # averaging. Validation picks one; only it meets the test.
 ema.module.eval()
 scores = {}
