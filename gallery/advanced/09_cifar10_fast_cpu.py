@@ -56,6 +56,7 @@ else:
         datasets.CIFAR10(CACHE, train=train, download=True)
     print("Using the original CIFAR-10 from torchvision (MD5 checked)")
 
+# %%
 # Unpacked into a temporary folder, then renamed: whole or not at all.
 if zip_path.is_file() and not jpeg_dir.is_dir():
     CACHE.mkdir(parents=True, exist_ok=True)
