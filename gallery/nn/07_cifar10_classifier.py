@@ -171,9 +171,9 @@ def conv_bn_relu(c_in, c_out):
 
 def small_cnn():
     return nn.Sequential(
-        conv_bn_relu(3, 32),
-        nn.MaxPool2d(2),  # (N, 32, 16, 16)
-        conv_bn_relu(32, 64),
+        conv_bn_relu(3, 16),
+        nn.MaxPool2d(2),  # (N, 16, 16, 16)
+        conv_bn_relu(16, 64),
         nn.MaxPool2d(2),  # (N, 64, 8, 8)
         conv_bn_relu(64, 128),
         nn.MaxPool2d(2),  # (N, 128, 4, 4)
