@@ -281,7 +281,7 @@ plt.show()
 # * **The classic loader starves the model.** Each image becomes a PIL
 #   image (read from its JPEG file, offline) and is converted, one at a
 #   time, in every epoch; workers, where they run, may compete with training
-#   for few cores. **Decoding once** makes a batch one indexing operation.
+#   for the few cores. **Decoding once** makes a batch one indexing operation.
 # * **Large batches** spread the fixed cost of a step (Python, launching
 #   kernels, the optimizer update) over 128 images instead of 4, and give
 #   each convolution more work to spread over the cores.
