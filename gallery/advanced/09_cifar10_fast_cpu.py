@@ -8,7 +8,7 @@ train your ResNet"), measure where training time goes, and train it.
 """
 
 # %%
-# We train in bfloat16 (bf16) autocast only where the CPU reports native
+# We train in bfloat16 (bf16) autocast only where an x86 CPU reports native
 # bf16 (AMX-BF16 or AVX512-BF16, :func:`torch.cpu.get_capabilities`), else
 # in float32. ``get_cpu_capability()`` names the vector instruction set.
 import time
@@ -68,9 +68,9 @@ if zip_path.is_file() and not jpeg_dir.is_dir():
         shutil.rmtree(staging)
 
 # %%
-# All images are decoded once into ``uint8`` tensors kept in memory, by two
-# worker processes where the start method is ``fork``. Under ``spawn`` or
-# ``forkserver`` workers would import this unguarded script again
+# All images are kept in memory as ``uint8`` tensors; the JPEG copy is
+# decoded once, by two worker processes where the start method is ``fork``.
+# Under ``spawn`` or ``forkserver`` they would import this unguarded script
 # (:ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py`), so none run.
 import multiprocessing
 
@@ -109,8 +109,8 @@ def normalize(images):
 # ------------------------
 # Neighbouring pixels are strongly correlated: the covariance of 2x2 patches
 # has eigenvalues spanning orders of magnitude. Its eigenvectors, divided by
-# the square roots of their eigenvalues plus ``eps``, make each patch 12
-# nearly uncorrelated values, variances about 1 or less (checked below): a
+# ``sqrt(eigenvalue + eps)``, make each patch of a 32x32 image 12 nearly
+# uncorrelated values, variances about 1 or less (checked below): a
 # computed first layer, with both signs of each filter for the next ReLU.
 from torch import nn
 
@@ -248,8 +248,8 @@ for name, (make, batches, steps) in setups.items():
 del loader, batches, setups  # ends any worker processes
 
 # %%
-# The table, and a reference rate: one large matrix product, the
-# job processors do best, in float32 (and in bf16 where we train in it).
+# The table (all float32) and a reference rate: one large matrix product,
+# the job processors do best, in float32 (and in bf16 where we train in it).
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -274,7 +274,7 @@ plt.show()
 
 
 # %%
-# What each change does (short timings: compare orders of magnitude):
+# What each change does (short timings: trust large gaps, not digits):
 #
 # * **The classic loader starves the model.** Each image becomes a PIL
 #   image (read from its JPEG file, offline) and is converted, one at a
@@ -288,9 +288,9 @@ plt.show()
 #   layer sizes and version (compare rows four and five); the recipe uses it.
 # * **Pooling first**: the last row moves BN and ReLU before the pooling.
 #
-# ``predict`` below resizes images to ``size`` and can average the scores of
-# ``views`` of each image (test-time augmentation, inference only): 2 adds
-# its mirror image, 6 also both moved one pixel, which count half.
+# ``predict`` below resizes images to ``size`` and can average the scores
+# of ``views`` per image (test-time augmentation, inference only): 2 adds
+# the mirror image; 6, both also moved a pixel diagonally, at half weight.
 @torch.inference_mode()
 def predict(net, images, size, views=1):
     assert not net.training, "call net.eval() first"
@@ -305,7 +305,7 @@ def predict(net, images, size, views=1):
             if views == 6:  # moved up-left and down-right, and mirrored
                 pad = nn.functional.pad(x, (1, 1, 1, 1), mode="reflect")
                 for v in (pad[..., :-2, :-2], pad[..., 2:, 2:]):
-                    scores += (net(v) + net(v.flip(-1))).float() / 2
+                    scores += (net(v).float() + net(v.flip(-1)).float()) / 2
             out.append(scores.argmax(1).cpu())
     return torch.cat(out)
 
@@ -321,7 +321,7 @@ def predict(net, images, size, views=1):
 # **Weight averaging**: :class:`~torch.optim.swa_utils.AveragedModel`
 # keeps a moving average of the weights and batch-norm statistics. **Scores
 # divided by 9** before the loss, as in airbench. Image sizes, batch size,
-# learning rate, divisor and averaging rate were chosen on validation.
+# learning rate, divisor and averaging rate were tuned on validation data.
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
 SIZES, BATCH, LR = (20, 24, 28), 128, 0.4  # image side, epoch by epoch
