@@ -3,13 +3,16 @@
     nox -s docs        build the site, changed lessons executed -> build/html
     nox -s docs-fast   prose-only rebuild, no lesson executed
     nox -s tests       build the site, then run the test suite
+    nox -s lock        re-pin uv.lock after a change to pyproject's groups
     nox -s publish     build a version into build/site/<version>/, every
                        lesson executed afresh (`-- dev` for dev)
     nox -s benchmark   time clean, no-change, one-lesson and parallel builds
 
 All sessions share one virtualenv (``.nox/venv``): torch and TensorFlow make
-it about 7 GB, so the docs and tests sessions must not each build their own.
-Add ``-R`` (reuse, skip installs) for the fastest turnaround once it exists.
+it several GB, so the docs and tests sessions must not each build their
+own. It is installed by uv from ``uv.lock``, which pins every package the
+``docs`` and ``test`` groups of pyproject.toml pull in. Add ``-R`` (reuse,
+skip installs) for the fastest turnaround once it exists.
 """
 
 from __future__ import annotations
@@ -20,29 +23,19 @@ from pathlib import Path
 
 import nox
 
-nox.needs_version = ">=2025.2.9"  # nox.project.dependency_groups, requires=
-nox.options.default_venv_backend = "venv"
+nox.needs_version = ">=2025.2.9"  # requires= between sessions
+nox.options.default_venv_backend = "uv"
 nox.options.reuse_venv = "yes"
 nox.options.sessions = ["docs"]
 
 ROOT = Path(__file__).resolve().parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
+GROUPS = ("docs", "test")  # what the shared virtualenv holds
 VENV = ROOT / ".nox" / "venv"  # created by the `venv` session below
 SITE = ROOT / "build" / "html"  # where the built site lands
-AXE = (
-    ROOT / ".nox" / "axe"
-)  # axe-core, from the npm registry, for tests/test_browser.py
+AXE = ROOT / ".nox" / "axe"  # axe-core for tests/test_browser.py (npm)
 AXE_CORE = "axe-core@4.14.1"  # accessibility rules the browser tests inject
-SPHINX = (
-    "-m",
-    "sphinx",
-    "-b",
-    "html",
-    "-W",
-    "--keep-going",
-    "docs",
-    str(SITE),
-)
+SPHINX = ("-m", "sphinx", "-b", "html", "-W", "--keep-going", "docs")
 
 
 def _run(session: nox.Session, *args: str, **kwargs) -> None:
@@ -62,8 +55,17 @@ def _run(session: nox.Session, *args: str, **kwargs) -> None:
 
 @nox.session(python="3.11", default=False)
 def venv(session: nox.Session) -> None:
-    """Create/refresh the shared virtualenv with the docs and test groups."""
-    session.install(*nox.project.dependency_groups(PYPROJECT, "docs", "test"))
+    """Create/refresh the shared virtualenv from uv.lock (docs, test)."""
+    groups = [arg for g in GROUPS for arg in ("--group", g)]
+    session.run_install(
+        "uv",
+        "sync",
+        "--locked",  # fail if uv.lock no longer matches pyproject.toml
+        "--no-default-groups",
+        *groups,
+        env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
+        external=True,
+    )
     if (
         shutil.which("npm")
         and not (AXE / "node_modules" / "axe-core").is_dir()
@@ -80,23 +82,34 @@ def venv(session: nox.Session) -> None:
         )
 
 
+@nox.session(venv_backend="uv", default=False)
+def lock(session: nox.Session) -> None:
+    """Re-pin uv.lock from pyproject.toml's dependency groups."""
+    session.run("uv", "lock", *session.posargs, external=True)
+
+
 @nox.session(venv_backend="none", requires=["venv"])
 def docs(session: nox.Session) -> None:
     """Build the site, running changed lessons; posargs go to sphinx-build."""
-    _run(session, *SPHINX, *session.posargs)
+    _run(session, *SPHINX, str(SITE), *session.posargs)
     session.log(f"Site built: {SITE / 'index.html'}")
 
 
 @nox.session(name="docs-fast", venv_backend="none", requires=["venv"])
 def docs_fast(session: nox.Session) -> None:
     """Rebuild the site without executing lessons (for prose-only edits)."""
-    _run(session, *SPHINX, "-D", "plot_gallery=0", *session.posargs)
+    _run(session, *SPHINX, str(SITE), "-D", "plot_gallery=0", *session.posargs)
 
 
 @nox.session(venv_backend="none", requires=["venv"])
 def tests(session: nox.Session) -> None:
-    """Build the site (incrementally), then run pytest (posargs)."""
-    _run(session, *SPHINX)
+    """Build the site (incrementally), then run pytest (posargs).
+
+    A lesson download that passed before with the same file and versions is
+    not run again (``build/lesson-runs.json``); ``-- --rerun-lessons`` runs
+    them all.
+    """
+    _run(session, *SPHINX, str(SITE))
     axe_js = AXE / "node_modules" / "axe-core" / "axe.min.js"
     _run(
         session,
@@ -115,7 +128,7 @@ def publish(session: nox.Session) -> None:
     Colab links; .github/workflows/docs.yml pushes build/site to gh-pages.
     """
     args = session.posargs or [PYPROJECT["project"]["version"]]
-    _run(session, "docs/publish.py", *args)
+    _run(session, "tools/publish.py", *args)
 
 
 @nox.session(venv_backend="none", requires=["venv"])
@@ -124,4 +137,4 @@ def benchmark(session: nox.Session) -> None:
 
     Writes build/benchmark.json.
     """
-    _run(session, "docs/benchmark.py", *session.posargs)
+    _run(session, "tools/benchmark.py", *session.posargs)

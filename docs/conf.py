@@ -7,11 +7,13 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
-sys.path.insert(0, str(DOCS / "_ext"))  # our small extension, pbe_sphinx
+sys.path.insert(0, str(DOCS / "_ext"))  # our extension, one module a feature
 
-import pbe_sphinx  # noqa: E402
+from importlib.metadata import version as _installed  # noqa: E402
 
-# The one place the version lives is pyproject.toml.  docs/publish.py sets
+from pbe.notebook import first_cell  # noqa: E402
+
+# The one place the version lives is pyproject.toml.  tools/publish.py sets
 # PBE_DOCS_VERSION to build the same sources as "dev".
 with open(ROOT / "pyproject.toml", "rb") as f:
     PROJECT = tomllib.load(f)["project"]
@@ -19,7 +21,7 @@ version = release = os.environ.get("PBE_DOCS_VERSION", PROJECT["version"])
 
 # The one place the repository and the site's address live is pyproject's
 # [project.urls]: the GitHub icon, the Colab links, the "Report a problem"
-# links and docs/publish.py (the URL path the site is served under) read it.
+# links and tools/publish.py (the URL path the site is served under) read it.
 pbe_repository = PROJECT["urls"]["Repository"].rstrip("/")
 pbe_documentation = PROJECT["urls"]["Documentation"].rstrip("/") + "/"
 
@@ -32,7 +34,15 @@ extensions = [
     "sphinx_gallery.gen_gallery",
     "sphinx_design",
     "sphinx_copybutton",
-    "pbe_sphinx",
+    "sphinx-mathjax-offline",  # MathJax served by the site: maths offline
+    # docs/_ext/pbe: one small module per feature (see its __init__).
+    "pbe.offline",
+    "pbe.rerun",
+    "pbe.stamp",
+    "pbe.frame",
+    "pbe.api_index",
+    "pbe.lesson_links",
+    "pbe.path",
 ]
 
 exclude_patterns = [
@@ -48,7 +58,7 @@ html_static_path = ["_static"]
 html_css_files = ["pbe.css"]
 html_js_files = ["pbe.js"]
 
-# Links from lesson code to API docs.  pbe_sphinx empties this mapping (and
+# Links from lesson code to API docs.  pbe.offline empties this mapping (and
 # says so once) when the machine is offline, so offline builds neither hang
 # nor fail -W.
 intersphinx_mapping = {
@@ -74,19 +84,23 @@ sphinx_gallery_conf = {
     # Every .py is a lesson (no plot_ prefix); its two-digit prefix orders it.
     "filename_pattern": r"\.py$",
     "within_subsection_order": "FileNameSortKey",
-    # Notebooks: plots inline, like the page; the versions the lesson was
-    # verified with. pbe_sphinx.stamp_lesson gives each executed lesson's
-    # notebook its own first cell (its verified stamp, its data source).
-    "first_notebook_cell": pbe_sphinx.notebook_cell(),
-    # Lessons share one process: put global torch state back between them;
-    # stamp each lesson as it runs. Called before and after each lesson.
+    # Notebooks: plots inline, like the page; the versions the site was
+    # run with (every lesson re-runs when they change: pbe.rerun) and a link
+    # to the set-up page.
+    "first_notebook_cell": first_cell(
+        f"{pbe_documentation}{version}/setup.html"
+    ),
+    # Lessons share one process: put global torch state back between them,
+    # turn warnings into errors while one runs, stamp each as it runs.
+    # Called before and after each lesson.
     "reset_modules": (
         "matplotlib",
-        "pbe_sphinx.reset_torch",
-        "pbe_sphinx.stamp_lesson",
+        "pbe.torch_state.reset_torch",
+        "pbe.torch_state.warnings_are_errors",
+        "pbe.stamp.stamp_lesson",
     ),
     "reset_modules_order": "both",
-    # Re-run lessons whose source did not change: pbe_sphinx turns this on
+    # Re-run lessons whose source did not change: pbe.rerun turns this on
     # when the installed docs dependencies differ from the ones that made
     # the pages, and for `nox -s publish`.
     "run_stale_examples": False,
@@ -95,7 +109,8 @@ sphinx_gallery_conf = {
     "only_warn_on_example_error": False,
     # Downloads: each lesson as .py and .ipynb, plus a zip of all of them.
     "download_all_examples": True,
-    # Execution-times page, plus a JUnit file with per-lesson seconds.
+    # Execution-times page (linked from "About this site"), plus a JUnit
+    # file with per-lesson seconds.
     "write_computation_times": True,
     "junit": "../lesson-times.xml",
     "remove_config_comments": True,
@@ -104,11 +119,16 @@ sphinx_gallery_conf = {
     # processes of their own opt out with `# sphinx_gallery_parallel = False`
     # and then run first, alone.
     "parallel": True,
-    # "Related lessons" at the bottom of each page, from their text.
-    "recommender": {"enable": True, "n_examples": 3, "min_df": 2},
+    # No "Related examples" box: text similarity ignores level (it offered a
+    # beginner the Lua Torch lesson); each lesson links what to read first
+    # and next itself.
+    "recommender": {"enable": False},
     "show_signature": False,
+    # A cell's last bare expression is not echoed: lessons print what they
+    # mean to show.
+    "capture_repr": (),
     # Lessons by API: which lessons use each torch/torchvision name
-    # (pbe_sphinx writes lessons_by_api.rst from these).
+    # (pbe.api_index writes lessons_by_api.rst from these).
     "doc_module": ("torch", "torchvision"),
     "backreferences_dir": "gen_modules/backreferences",
     "inspect_global_variables": True,
@@ -132,7 +152,13 @@ html_theme = "pydata_sphinx_theme"
 html_title = project
 html_theme_options = {
     "github_url": pbe_repository,
-    "navbar_end": ["version-switcher", "theme-switcher", "navbar-icon-links"],
+    # The PyTorch release the pages ran with, then the site's own version.
+    "navbar_end": [
+        "torch-version",
+        "version-switcher",
+        "theme-switcher",
+        "navbar-icon-links",
+    ],
     # An icon search button: the wide search field's visible text ("Search
     # Ctrl+K") differs from its accessible name
     # (axe: label-content-name-mismatch).
@@ -151,4 +177,7 @@ html_theme_options = {
         "lesson-actions",
     ],
 }
-html_context = {"default_mode": "auto"}
+html_context = {
+    "default_mode": "auto",
+    "pbe_torch_version": _installed("torch").split("+")[0],
+}

@@ -6,6 +6,7 @@ builds it first) wrote to ``build/html``.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -22,6 +23,14 @@ LESSONS = sorted(
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
     "version"
 ]
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--rerun-lessons",
+        action="store_true",
+        help="run every lesson's downloads, even those recorded as passed",
+    )
 
 
 def lesson_id(path: Path) -> str:
@@ -85,8 +94,19 @@ def make_project(tmp: Path, lessons: dict[str, str]) -> Path:
     for section in SECTIONS:
         (gallery / section).mkdir()
         shutil.copy(
-            ROOT / "gallery" / section / "README.rst", gallery / section
+            ROOT / "gallery" / section / "GALLERY_HEADER.rst",
+            gallery / section,
         )
     for name, source in lessons.items():
         (gallery / name).write_text(source)
+    # The home page's route names the real lessons: leave it out.
+    index = tmp / "docs" / "index.rst"
+    index.write_text(
+        re.sub(
+            r"^\.\. pbe-path::\n\n(   .*\n)+",
+            "",
+            index.read_text(),
+            flags=re.M,
+        )
+    )
     return tmp

@@ -254,3 +254,46 @@ def test_search_finds_lessons_by_api_page(page, base_url):
     # not for the first, or the list may be read before it arrives.
     hit = page.locator("ul.search li a[href*='lessons_by_api']")
     expect(hit.first).to_be_visible(timeout=15_000)
+
+
+def test_header_names_the_torch_release(page, base_url):
+    from importlib.metadata import version
+
+    page.goto(f"{base_url}/lessons/basics/01_tensors.html")
+    torch = version("torch").split("+")[0]
+    expect(page.locator(".pbe-torch-version")).to_contain_text(
+        f"PyTorch {torch}"
+    )
+    expect(page.locator(".version-switcher__button").first).to_contain_text(
+        "Site"
+    )
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
+def test_code_fits_its_box_at_1280_px(browser, base_url, lesson):
+    """A 79-character code line never scrolls sideways at 1280x800."""
+    context = offline(
+        browser.new_context(viewport={"width": 1280, "height": 800})
+    )
+    page = context.new_page()
+    page.goto(f"{base_url}/lessons/{lesson_id(lesson)}.html")
+    wide = page.evaluate(
+        """() => [...document.querySelectorAll('div.highlight pre')]
+        .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+        .map(pre => pre.textContent.split('\\n')[0].slice(0, 60))"""
+    )
+    context.close()
+    assert not wide, f"code blocks that scroll sideways: {wide}"
+
+
+def test_maths_renders_with_the_network_blocked(browser, base_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.route(
+        re.compile(r"^https?://(?!127\.0\.0\.1[:/])"),
+        lambda route: route.abort(),
+    )
+    page = context.new_page()
+    page.goto(f"{base_url}/lessons/basics/02_numpy_warmup.html")
+    expect(page.locator("mjx-container").first).to_be_visible(timeout=15_000)
+    shot(page, "maths-offline")
+    context.close()

@@ -54,7 +54,7 @@ def publish(project, site, version):
     subprocess.run(
         [
             sys.executable,
-            str(project / "docs" / "publish.py"),
+            str(project / "tools" / "publish.py"),
             "--site",
             str(site),
             version,
@@ -160,7 +160,7 @@ def test_bad_version_is_refused(project, tmp_path):
     proc = subprocess.run(
         [
             sys.executable,
-            str(project / "docs" / "publish.py"),
+            str(project / "tools" / "publish.py"),
             "--site",
             str(tmp_path),
             "latest",

@@ -169,7 +169,9 @@ def report(paths: list[str]) -> str:
             f"{name:<37} {code:>4}  {checks:>6}  {share:>5.1%}  "
             f"{lesson.core_minutes():>3}"
         )
-        rows += [f"    hidden non-check {b}" for b in lesson.hidden_non_checks()]
+        rows += [
+            f"    hidden non-check {b}" for b in lesson.hidden_non_checks()
+        ]
     return "\n".join(rows)
 
 

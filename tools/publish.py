@@ -1,6 +1,6 @@
 """Publish one version of the site into a multi-version site folder.
 
-    python docs/publish.py [--site build/site] [--base /path/] VERSION \
+    python tools/publish.py [--site build/site] [--base /path/] VERSION \
         [sphinx args...]
 
 builds the docs for VERSION ("dev" or a release such as "0.1.0") into
@@ -30,8 +30,8 @@ from urllib.parse import urlsplit
 
 from packaging.version import InvalidVersion, Version
 
-DOCS = Path(__file__).resolve().parent
-ROOT = DOCS.parent
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 GALLERY = ROOT / "gallery"
 
 REDIRECT = """<!DOCTYPE html>
@@ -57,13 +57,13 @@ def switcher_entries(versions: list[str], base: str) -> list[dict]:
         (v for v in versions if _release(v)), key=Version, reverse=True
     )
     entries = (
-        [{"name": "dev", "version": "dev", "url": f"{base}dev/"}]
+        [{"name": "Site dev", "version": "dev", "url": f"{base}dev/"}]
         if "dev" in versions
         else []
     )
     for i, v in enumerate(releases):
         entry = {
-            "name": f"{v} (stable)" if i == 0 else v,
+            "name": f"Site {v} (stable)" if i == 0 else f"Site {v}",
             "version": v,
             "url": f"{base}{v}/",
         }

@@ -1,6 +1,6 @@
 """Measure how long the site takes to build, and where the time goes.
 
-    python docs/benchmark.py [--out build/benchmark.json] [--jobs 2]
+    python tools/benchmark.py [--out build/benchmark.json] [--jobs 2]
 
 Works on a temporary copy of the project (the working tree is never touched)
 and times, each with ``sphinx-build -W --keep-going``:

@@ -3,7 +3,7 @@
 A lesson without a figure of its own names its section's picture with
 ``# sphinx_gallery_thumbnail_path = "_static/thumbs/<section>.png"``;
 ``lesson.png`` is sphinx-gallery's ``default_thumb_file``. Run once after
-changing a drawing: ``python docs/thumbs.py``.
+changing a drawing: ``python tools/thumbs.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ matplotlib.use("agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-OUT = Path(__file__).parent / "_static" / "thumbs"
+OUT = Path(__file__).resolve().parents[1] / "docs" / "_static" / "thumbs"
 ORANGE, BLUE, GREY = "#ee4c2c", "#3b6ea5", "#6b6b6b"
 
 

@@ -1,0 +1,20 @@
+"""PyTorch by Example's Sphinx extension: one small module per feature.
+
+conf.py lists each feature module in ``extensions``; each has its own
+``setup()``. Everything here uses Sphinx events, sphinx-gallery's documented
+hooks and configuration, and templates; nothing is patched.
+
+* ``lesson_source``: what a reader sees of a lesson, the house rules and the
+  computed reading time (no Sphinx: the tests and a command line use it).
+* ``gallery``: where the lessons and their generated pages live.
+* ``torch_state``: ``reset_modules`` hooks: global torch state put back and
+  warnings turned into errors while a lesson runs.
+* ``stamp``: each executed lesson's verified stamp (date, torch, device,
+  checks), written as it runs.
+* ``frame``: under each lesson's title, its core reading time and stamp.
+* ``rerun``: every lesson runs again when the installed versions change.
+* ``api_index``: the "Lessons by API" page.
+* ``lesson_links``: Colab and "Report a problem" links, tag links.
+* ``notebook``: the notebooks' first cell.
+* ``offline``: intersphinx skipped, and said so, when offline.
+"""
