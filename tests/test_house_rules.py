@@ -176,9 +176,16 @@ DRAWS = re.compile(
 def test_figure_cells_end_with_plt_show(lesson):
     """The downloaded script shows each figure only if the cell shows it."""
     for cell in _cells(lesson.read_text(encoding="utf-8")):
-        if any(DRAWS.search(line) for line in cell):
+        draws = [i for i, line in enumerate(cell) if DRAWS.search(line)]
+        if draws:
             assert cell[-1].strip() == "plt.show()", (
                 f"{lesson.name}: a cell that draws ends with {cell[-1]!r}"
+            )
+            # the page shows a cell's figures above its printed text
+            printed = [i for i, ln in enumerate(cell) if "print(" in ln]
+            assert not printed or printed[0] > draws[0], (
+                f"{lesson.name}: a cell prints, then draws; the page would "
+                "show the figure above that text (print in the cell before)"
             )
 
 
