@@ -87,6 +87,7 @@ def make_project(tmp: Path, lessons: dict[str, str]) -> Path:
             "lessons", "sg_*", "gen_modules", "lessons_by_api.rst"
         ),
     )
+    shutil.copytree(ROOT / "tools", tmp / "tools")
     shutil.copy(ROOT / "pyproject.toml", tmp)
     gallery = tmp / "gallery"
     gallery.mkdir()
