@@ -43,6 +43,7 @@ extensions = [
     "pbe.api_index",
     "pbe.lesson_links",
     "pbe.path",
+    "pbe.exercises",
 ]
 
 exclude_patterns = [

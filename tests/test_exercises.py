@@ -1,0 +1,110 @@
+"""Exercises check themselves: no check is vacuous, none is missing.
+
+A lesson's check (``def check_exercise_<N>(fn)`` or ``(answer)``) must reject the
+untouched starter gently ("not attempted yet", no error) and reject each
+plausible mistake listed here with a message. The build runs every
+solution through its check, so a wrong solution fails the build; the page
+collapses it (``test_solutions_are_collapsed_on_the_page``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+from conftest import LESSONS, ROOT, lesson_id, page, soup
+
+# Plausible mistakes, per lesson and check: Python expressions evaluated
+# where the lesson's imports are (``fn`` checks get a callable).
+MISTAKES: dict[tuple[str, str], list[str]] = {}
+
+# The home page's route: each of its lessons ends with 2-3 exercises.
+ROUTE = re.findall(
+    r"^   (\w+/\w+)$",
+    re.search(
+        r"^\.\. pbe-path::\n\n((?:   .*\n)+)",
+        (ROOT / "docs" / "index.rst").read_text(),
+        re.M,
+    )[1],
+    re.M,
+)
+# Route lessons whose exercises are still to be written.
+PENDING = set(ROUTE)
+
+
+def _checks(lesson):
+    tree = ast.parse(lesson.read_text(encoding="utf-8"))
+    imports = [
+        n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))
+    ]
+    return imports, [
+        n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef)
+        and n.name.startswith("check_exercise_")
+    ]
+
+
+CHECKS = [
+    pytest.param(lesson, check.name, id=f"{lesson_id(lesson)}:{check.name}")
+    for lesson in LESSONS
+    for check in _checks(lesson)[1]
+]
+
+
+@pytest.mark.parametrize(
+    "lesson",
+    [
+        pytest.param(
+            ROOT / "gallery" / f"{name}.py",
+            id=name,
+            marks=[pytest.mark.xfail(reason="exercises to write")]
+            if name in PENDING
+            else [],
+        )
+        for name in ROUTE
+    ],
+)
+def test_route_lessons_end_with_exercises(lesson):
+    checks = _checks(lesson)[1]
+    assert 2 <= len(checks) <= 3, f"{lesson.name}: {len(checks)} exercises"
+
+
+@pytest.mark.parametrize(("lesson", "name"), CHECKS)
+def test_check_rejects_the_starter_and_plausible_mistakes(
+    lesson, name, capsys
+):
+    imports, checks = _checks(lesson)
+    check = next(c for c in checks if c.name == name)
+    namespace: dict = {}
+    module = ast.Module(body=[*imports, check], type_ignores=[])
+    exec(compile(module, str(lesson), "exec"), namespace)
+    run = namespace[name]
+    takes = check.args.args[0].arg
+    assert takes in {"fn", "answer"}, f"{name}'s argument is {takes!r}"
+
+    def starter(*args, **kwargs):
+        raise NotImplementedError
+
+    run(starter if takes == "fn" else ...)
+    assert "not attempted yet" in capsys.readouterr().out
+
+    mistakes = MISTAKES.get((lesson_id(lesson), name), [])
+    assert mistakes, f"list a plausible mistake for {name} in MISTAKES"
+    for mistake in mistakes:
+        with pytest.raises(AssertionError) as caught:
+            run(eval(mistake, namespace))
+        assert str(caught.value).strip(), f"{mistake}: a bare AssertionError"
+
+
+@pytest.mark.parametrize(
+    "lesson", sorted({p.values[0] for p in CHECKS}), ids=lesson_id
+)
+def test_solutions_are_collapsed_on_the_page(site, lesson):
+    html = soup(page(site, lesson))
+    solutions = html.select("details.pbe-solution")
+    assert len(solutions) == len(_checks(lesson)[1])
+    for details in solutions:
+        assert not details.has_attr("open")
+        assert "correct" in details.get_text()
