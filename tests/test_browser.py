@@ -297,3 +297,20 @@ def test_maths_renders_with_the_network_blocked(browser, base_url):
     expect(page.locator("mjx-container").first).to_be_visible(timeout=15_000)
     shot(page, "maths-offline")
     context.close()
+
+
+def test_a_solution_opens_on_click(page, base_url):
+    with_solutions = [
+        lesson
+        for lesson in LESSONS
+        if re.search(r"^# Solution 1:", lesson.read_text(), re.M)
+    ]
+    if not with_solutions:
+        pytest.skip("no lesson has exercises yet")
+    page.goto(f"{base_url}/lessons/{lesson_id(with_solutions[0])}.html")
+    solution = page.locator("details.pbe-solution").first
+    code = solution.locator("div.highlight").first
+    expect(code).to_be_hidden()
+    solution.locator("summary").click()
+    expect(code).to_be_visible()
+    shot(page, "solution-open")
