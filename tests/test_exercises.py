@@ -1,8 +1,8 @@
 """Exercises check themselves: no check is vacuous, none is missing.
 
-A lesson's check (``def check_exercise_<N>(fn)`` or ``(answer)``) must reject the
-untouched starter gently ("not attempted yet", no error) and reject each
-plausible mistake listed here with a message. The build runs every
+A lesson's check (``def check_exercise_<N>(fn)`` or ``(answer)``) must
+answer the untouched starter gently ("not attempted yet", no error) and
+reject each plausible mistake listed here with a message. The build runs every
 solution through its check, so a wrong solution fails the build; the page
 collapses it (``test_solutions_are_collapsed_on_the_page``).
 """
