@@ -10,8 +10,8 @@ in worker processes.
 
 **You will learn** to build a ``TensorDataset`` and a ``DataLoader``, to
 shuffle and split reproducibly with a seeded ``generator``, to write the
-epoch loop with a validation pass, and to start worker processes from a
-script that runs everywhere.
+epoch loop with a validation pass and, in "Going deeper", to start worker
+processes from a script that runs everywhere.
 
 **You need first** :ref:`sphx_glr_lessons_nn_03_custom_module.py` (the
 two-layer network, an optimizer, ``train()`` and ``eval()``).
@@ -20,8 +20,8 @@ two-layer network, an optimizer, ``train()`` and ``eval()``).
 # %%
 # Setup
 # -----
-# One seed for PyTorch's global random number generator; the loaders below
-# get generators of their own.
+# One seed for PyTorch's global random number generator; the shuffled
+# loaders below get generators of their own.
 import torch
 
 torch.manual_seed(0)
@@ -44,8 +44,9 @@ print(f"Running on: {device.type}")
 # Our data: 1,024 samples of 1,000 features and 10 targets, as ``float32``
 # NumPy arrays (the dtype of the weights). Behind each sample sit 10 hidden
 # random factors. Each feature is a random mix of them plus noise (the mix
-# is divided by the square root of 10, so that a feature's spread is about
-# 1); each target is ``tanh`` of another mix, so it lies between -1 and 1.
+# is divided by the square root of 10, so that its spread is about 1, like
+# the noise's); each target is ``tanh`` of another mix, so it lies between
+# -1 and 1.
 # A network can only learn the targets by finding the factors in the noise.
 import numpy as np
 
@@ -71,7 +72,8 @@ print(f"array {x_np[0, 0]:.4f}, tensor {x[0, 0]:.4f}")  # ... same number
 x_np[0, 0] -= 1.0
 dataset = TensorDataset(x, y)
 xi, yi = dataset[3]
-print(f"{len(dataset)} samples; sample 3: x {tuple(xi.shape)}, y {yi.shape}")
+print(f"len(dataset) = {len(dataset)}")
+print(f"dataset[3]: x {tuple(xi.shape)}, y {tuple(yi.shape)}")
 # sphinx_gallery_start_ignore
 assert x[0, 0].item() == x_np[0, 0] and len(dataset) == N
 assert xi.data_ptr() == x[3].data_ptr()  # a view into x, not a copy
@@ -244,8 +246,7 @@ plt.show()
 #
 # Loading in worker processes
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# Reading and decoding a photo per sample takes time. With
-# ``num_workers=2`` the loader starts two worker processes that prepare
+# With ``num_workers=2`` the loader starts two worker processes that prepare
 # batches while the main process trains. Each worker needs the dataset. On
 # macOS and Windows (and on Linux from Python 3.14) a worker is a fresh
 # Python process that imports your script to find the dataset's class, so
@@ -441,7 +442,7 @@ assert kept == {"without": False, "with": True}
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # By default the workers start at the beginning of each epoch and stop at
 # its end; ``persistent_workers=True`` keeps them for the next epoch, which
-# saves their start-up time (and keeps any state they built up). With
+# saves their start-up time. With
 # workers, ``prefetch_factor`` says how many batches each one prepares
 # ahead; without workers there is nothing to prefetch and it is ``None``.
 # This script imports ``BlurredNoise`` from ``blur.py`` in the same folder:
@@ -546,9 +547,10 @@ assert not hasattr(TensorDataset, "__getitems__")
 #      plain tensor with no link to the graph, so a ``Variable`` wrapped
 #      around a result silently stops gradients there.
 #    - ``worker_init_fn`` that calls ``np.random.seed(...)`` with the
-#      worker id: older PyTorch gave every forked worker the same NumPy
-#      global state. PyTorch now seeds ``np.random`` and ``random`` in each
-#      worker; only generator objects a dataset holds still need reseeding.
+#      worker id: before PyTorch 1.9, every forked worker started with the
+#      same NumPy global state. PyTorch now seeds ``np.random`` and
+#      ``random`` in each worker; only generator objects that a dataset
+#      holds still need reseeding.
 
 # %%
 # Takeaways

@@ -166,6 +166,7 @@ class FaceLandmarks(torch.utils.data.Dataset):
     def __getitem__(self, idx):
         path = self.image_dir / self.images[idx]
         image = decode_image(str(path), mode=ImageReadMode.RGB)
+        # copies, so that a change to a sample leaves the table as it was
         sample = {"image": image, "landmarks": self.landmarks[idx].clone()}
         sample["box"] = self.boxes[idx].clone()
         return sample

@@ -268,8 +268,8 @@ plt.show()
 # of 35. ``FlipFace`` must keep that order on every face; a plain mirror
 # reverses it. These checks catch a table that sends an eye, a jaw end, a
 # mouth corner or a nostril to the wrong side; they cannot tell whether
-# every brow or lip point got the right partner, which we checked against
-# the numbering chart of the 68-point scheme.
+# every brow or lip point got the right partner: that we checked entry by
+# entry against the numbering of the 68-point scheme.
 PAIRS = [(slice(36, 42), slice(42, 48)), (0, 16), (48, 54), (31, 35)]
 
 
