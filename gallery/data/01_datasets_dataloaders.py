@@ -3,38 +3,51 @@ Datasets and DataLoaders
 ========================
 
 A model learns from mini-batches, not from the whole dataset at once. This
-lesson wraps NumPy arrays in a ``TensorDataset`` without copying them, lets a
-``DataLoader`` cut them into shuffled batches in a reproducible order, splits
-off a validation set, looks at worker processes and at fetching whole batches
-at once, and trains the two-layer network of
-:ref:`sphx_glr_lessons_nn_01_nn_package.py` one batch at a time.
+lesson wraps NumPy arrays in a ``Dataset``, lets a ``DataLoader`` cut them
+into shuffled batches in a reproducible order, splits off a validation set,
+trains the two-layer network one batch at a time and, last, loads batches
+in worker processes.
+
+**You will learn** to build a ``TensorDataset`` and a ``DataLoader``, to
+shuffle and split reproducibly with a seeded ``generator``, to write the
+epoch loop with a validation pass and, in "Going deeper", to start worker
+processes from a script that runs everywhere.
+
+**You need first** :ref:`sphx_glr_lessons_nn_03_custom_module.py` (the
+two-layer network, an optimizer, ``train()`` and ``eval()``).
 """
 
 # %%
 # Setup
 # -----
-# One seed; every random choice below uses it or a generator of its own.
+# One seed for PyTorch's global random number generator; the shuffled
+# loaders below get generators of their own.
 import torch
 
-# sphinx_gallery_parallel = False
 torch.manual_seed(0)
 if torch.accelerator.is_available():  # CUDA, MPS or XPU
     device = torch.accelerator.current_accelerator()
 else:
     device = torch.device("cpu")
 print(f"Running on: {device.type}")
+# sphinx_gallery_parallel = False
 # sphinx_gallery_tags = ["beginner", "data", "performance"]
 
 # %%
 # Data that is already in memory
 # ------------------------------
-# A :class:`~torch.utils.data.Dataset` answers "how many samples?"
-# (``__len__``) and "give me sample ``i``" (``__getitem__``). A
+# A :class:`~torch.utils.data.Dataset` answers two questions: "how many
+# samples?" (``__len__``) and "give me sample ``i``" (``__getitem__``). A
 # :class:`~torch.utils.data.DataLoader` decides which indices form a batch,
-# fetches them (optionally in worker processes) and stacks them into batch
-# tensors. Our data: 1,024 samples of 1,000 noisy features driven by 10
-# hidden factors, and 10 targets that are a fixed nonlinear function of
-# those factors, as ``float32`` NumPy arrays (the dtype of the weights).
+# fetches those samples and stacks them into batch tensors.
+#
+# Our data: 1,024 samples of 1,000 features and 10 targets, as ``float32``
+# NumPy arrays (the dtype of the weights). Behind each sample sit 10 hidden
+# random factors. Each feature is a random mix of them plus noise (the mix
+# is divided by the square root of 10, so that its spread is about 1, like
+# the noise's); each target is ``tanh`` of another mix, so it lies between
+# -1 and 1.
+# A network can only learn the targets by finding the factors in the noise.
 import numpy as np
 
 N, D_in, H, D_out = 1024, 1000, 100, 10
@@ -47,37 +60,50 @@ y_np = np.tanh(2 * factors @ teacher)
 print(f"x_np: {x_np.shape} {x_np.dtype}, y_np: {y_np.shape} {y_np.dtype}")
 
 # %%
-# :func:`torch.from_numpy` wraps the array's memory in a tensor: no bytes are
-# copied, and a change to one is visible in the other (:func:`torch.tensor`
-# always copies). :class:`~torch.utils.data.TensorDataset` returns, for index
-# ``i``, the tuple of the ``i``-th rows of its tensors; those rows are views,
-# so the dataset adds no copy either. 1,024 is not a multiple of 100, so
-# with ``batch_size=100`` the last batch is short; ``drop_last=True`` drops
-# it.
+# :func:`torch.from_numpy` wraps the array's memory in a tensor: no bytes
+# are copied, so a change to the array shows in the tensor (``torch.tensor``
+# would copy). :class:`~torch.utils.data.TensorDataset` then returns, for
+# index ``i``, the tuple of the ``i``-th rows of its tensors.
 from torch.utils.data import DataLoader, TensorDataset
 
 x, y = torch.from_numpy(x_np), torch.from_numpy(y_np)
-assert not np.shares_memory(torch.tensor(x_np).numpy(), x_np)
 x_np[0, 0] += 1.0  # change the array in place ...
-assert x[0, 0].item() == x_np[0, 0]  # ... and the tensor sees it
+print(f"array {x_np[0, 0]:.4f}, tensor {x[0, 0]:.4f}")  # ... same number
 x_np[0, 0] -= 1.0
 dataset = TensorDataset(x, y)
 xi, yi = dataset[3]
-assert len(dataset) == N
+print(f"len(dataset) = {len(dataset)}")
+print(f"dataset[3]: x {tuple(xi.shape)}, y {tuple(yi.shape)}")
+# sphinx_gallery_start_ignore
+assert x[0, 0].item() == x_np[0, 0] and len(dataset) == N
 assert xi.data_ptr() == x[3].data_ptr()  # a view into x, not a copy
-print(f"dataset[3] -> x {tuple(xi.shape)} {xi.dtype}, y {tuple(yi.shape)}")
-sizes = [len(xb) for xb, yb in DataLoader(dataset, batch_size=100)]
-print(f"batch_size=100: {len(sizes)} batches, the last of {sizes[-1]}")
-assert sizes[-1] == 24 and sum(sizes) == N
-assert len(DataLoader(dataset, batch_size=100, drop_last=True)) == 10
+# sphinx_gallery_end_ignore
 
 # %%
+# The rows of sample 3 are views into ``x`` and ``y``, so the dataset adds
+# no copy either. Now the loader: it yields the samples in order, 100 at a
+# time, each batch a pair of tensors with the batch as first dimension.
+loader = DataLoader(dataset, batch_size=100)
+xb, yb = next(iter(loader))
+print(f"first batch: x {tuple(xb.shape)}, y {tuple(yb.shape)}")
+sizes = [len(xb) for xb, yb in loader]
+print(f"{len(loader)} batches, the last of {sizes[-1]} samples")
+short = DataLoader(dataset, batch_size=100, drop_last=True)
+print(f"drop_last=True: {len(short)} batches")
+# sphinx_gallery_start_ignore
+assert sizes[-1] == 24 and sum(sizes) == N and len(short) == 10
+# sphinx_gallery_end_ignore
+
+# %%
+# 1,024 is not a multiple of 100, so the last batch is short;
+# ``drop_last=True`` drops it, for code that needs equal batches.
+#
 # Shuffling, reproducibly
 # -----------------------
-# ``shuffle=True`` draws a new permutation at the start of each epoch, from
-# ``generator`` when you pass one. Two loaders with equally seeded generators
-# visit the samples in the same order, whatever else drew random numbers in
-# between. We record the order with a dataset that holds ``arange(N)``.
+# ``shuffle=True`` draws a new order at the start of each pass over the data
+# (an *epoch*), from the ``generator`` you pass. Two loaders with equally
+# seeded generators visit the samples in the same order. We record the
+# order with a dataset that holds the indices ``0, 1, ..., 1023``.
 index_set = TensorDataset(torch.arange(N))
 
 
@@ -92,175 +118,48 @@ def shuffled(data, seed, batch_size=100, **options):
 
 loader_a, loader_b = shuffled(index_set, 7), shuffled(index_set, 7)
 a1, a2 = epoch_order(loader_a), epoch_order(loader_a)
-torch.randn(5)  # draws from the global generator change nothing below
+noise = torch.randn(5)  # a draw from the global generator in between
 b1, b2 = epoch_order(loader_b), epoch_order(loader_b)
-assert torch.equal(a1, b1) and torch.equal(a2, b2)  # same seed, same order
-assert not torch.equal(a1, a2)  # each epoch is a fresh permutation
-assert torch.equal(a1.sort().values, torch.arange(N))  # each sample once
-print(f"epoch 1 starts {a1[:6].tolist()}, epoch 2 starts {a2[:6].tolist()}")
+print(f"loader a: epoch 1 {a1[:5].tolist()}, epoch 2 {a2[:5].tolist()}")
+print(f"loader b: epoch 1 {b1[:5].tolist()}, epoch 2 {b2[:5].tolist()}")
+# sphinx_gallery_start_ignore
+assert torch.equal(a1, b1) and torch.equal(a2, b2)
+assert not torch.equal(a1, a2)
+assert torch.equal(a1.sort().values, torch.arange(N))
+# sphinx_gallery_end_ignore
 
 # %%
+# Each epoch visits every sample once in a new order, and loader ``b``
+# repeats loader ``a`` epoch by epoch: the draw from the global generator
+# in between changed nothing, because the loaders draw only from their own.
+#
 # A seeded ``random_split``
 # -------------------------
 # :func:`~torch.utils.data.random_split` cuts a dataset into disjoint
-# :class:`~torch.utils.data.Subset` objects, which store only indices.
-# Without a generator of its own it draws from the global one, and the split
+# :class:`~torch.utils.data.Subset` objects, which store only indices. Give
+# it a generator too: otherwise it draws from the global one, and the split
 # then depends on every random draw made before it.
 from torch.utils.data import random_split
 
 gen = torch.Generator().manual_seed(0)
 train_set, val_set = random_split(dataset, [0.8, 0.2], generator=gen)
 print(f"train: {len(train_set)} samples, validation: {len(val_set)}")
+print(f"the first validation indices: {val_set.indices[:5]}")
+# sphinx_gallery_start_ignore
 assert (len(train_set), len(val_set)) == (820, 204)
 assert set(train_set.indices).isdisjoint(val_set.indices)
+# sphinx_gallery_end_ignore
 
 # %%
-# Whole batches from an in-memory dataset
-# ---------------------------------------
-# Unless the dataset defines ``__getitems__`` (``Subset`` does), the loader
-# calls ``dataset[i]`` once per sample and then stacks the rows. When the
-# samples are small, say a table of 16,384 rows of 10 numbers, that
-# per-sample Python work can cost more than the data. A dataset that can be
-# indexed with a list, such as a ``TensorDataset``, can instead receive one
-# list of indices per batch: pass a
-# :class:`~torch.utils.data.BatchSampler` as ``sampler`` and
-# ``batch_size=None``. With the same seed, it yields the same batches.
-import time
-
-from torch.utils.data import BatchSampler, RandomSampler
-
-table = TensorDataset(torch.randn(16384, 10), torch.randn(16384))
-
-
-def batch_loader(data, seed, batch_size):
-    gen = torch.Generator().manual_seed(seed)
-    sampler = RandomSampler(data, generator=gen)
-    sampler = BatchSampler(sampler, batch_size, drop_last=False)
-    # the loader draws a seed from gen first, as it does when it shuffles
-    return DataLoader(data, sampler=sampler, batch_size=None, generator=gen)
-
-
-results = {}
-for name in ["per item", "per batch"]:
-    start = time.perf_counter()
-    make = shuffled if name == "per item" else batch_loader
-    results[name] = [xb for xb, yb in make(table, 3, 256)]
-    ms = (time.perf_counter() - start) * 1000
-    print(f"{name}: {len(results[name])} batches in {ms:.1f} ms")
-pairs = zip(results["per item"], results["per batch"], strict=True)
-assert all(torch.equal(a, b) for a, b in pairs)
-
-# %%
-# Both loaders give the same batches (asserted); the timings are from one
-# run and vary from machine to machine. Batch-wise indexing suits small
-# samples already in memory; a dataset that reads or decodes a file per
-# sample usually gains little from it, and worker processes can help more.
-#
-# Worker processes, and how they start
-# ------------------------------------
-# With ``num_workers=2`` two worker processes build batches while the main
-# process trains. How each gets the dataset depends on the *start method*
-# of :mod:`multiprocessing`, whose default is ``fork`` on Linux up to
-# Python 3.13, ``forkserver`` on Linux from Python 3.14, and ``spawn`` on
-# macOS and Windows. A forked worker is a copy of this process and already
-# holds the dataset. With ``spawn`` and ``forkserver`` the worker imports
-# the script again and receives the dataset pickled, so the code that starts
-# the loader must sit under ``if __name__ == "__main__":`` and the class
-# must be defined at the top level of a file (the script, or a module it
-# imports), not typed into a notebook. A script for every start method:
-#
-# .. code-block:: python
-#
-#    class BlurredNoise(Dataset):  # at the top level of the script
-#        ...
-#
-#    if __name__ == "__main__":
-#        loader = DataLoader(BlurredNoise(), batch_size=32, num_workers=2)
-#        for images, pids in loader:
-#            ...
-#
-# This page is one unguarded script, so the cells below use workers only
-# where the default start method is ``fork``.
-import multiprocessing
-import os
-
-f2 = np.fft.fftfreq(64)[:, None] ** 2 + np.fft.rfftfreq(64) ** 2
-LOW_PASS = np.exp(-f2 * 400.0)
-
-
-class BlurredNoise(torch.utils.data.Dataset):
-    """Sample i: a 64 x 64 noise image from seed i, blurred 20 times."""
-
-    def __len__(self):
-        return 256
-
-    def __getitem__(self, i):
-        image = np.random.default_rng(i).random((64, 64))
-        for _ in range(20):  # enough work to make a sample cost a little
-            image = np.fft.irfft2(np.fft.rfft2(image) * LOW_PASS)
-        return torch.from_numpy(image.astype(np.float32)), os.getpid()
-
-
-use_workers = multiprocessing.get_start_method() == "fork"
-print(f"start method: {multiprocessing.get_start_method()}")
-
-# %%
-# ``persistent_workers`` and ``prefetch_factor``
-# ----------------------------------------------
-# Each sample above also records the process that made it. By default the
-# workers are started at the beginning of every epoch and stopped at its
-# end; ``persistent_workers=True`` keeps the same workers for the next
-# epoch. ``prefetch_factor`` (default 2) is how many batches each worker
-# prepares ahead of time.
-assert DataLoader(BlurredNoise(), num_workers=2).prefetch_factor == 2
-
-
-def two_epochs(**options):
-    loader = DataLoader(BlurredNoise(), batch_size=32, **options)
-    run = {"ms": [], "pids": [], "data": []}
-    for _ in range(2):
-        start = time.perf_counter()
-        batches = list(loader)
-        run["ms"].append(round((time.perf_counter() - start) * 1000))
-        run["pids"].append({p for _, pid in batches for p in pid.tolist()})
-        run["data"].append(torch.cat([image for image, _ in batches]))
-    return run
-
-
-# %%
-# Two epochs each without workers, with two workers, and with two
-# persistent workers:
-runs = {"no workers": two_epochs()}
-first = runs["no workers"]["data"][0]
-if use_workers:
-    runs["2 workers"] = two_epochs(num_workers=2)
-    runs["2 persistent"] = two_epochs(num_workers=2, persistent_workers=True)
-for name, run in runs.items():
-    n_procs = [len(pids) for pids in run["pids"]]
-    print(f"{name:>12}: epochs took {run['ms']} ms, in {n_procs} processes")
-    assert all(torch.equal(d, first) for d in run["data"])
-if use_workers:
-    fresh, kept = runs["2 workers"]["pids"], runs["2 persistent"]["pids"]
-    assert fresh[0].isdisjoint(fresh[1]) and kept[0] == kept[1]
-    assert all(len(p) == 2 and os.getpid() not in p for p in fresh + kept)
-
-# %%
-# Here the workers changed the speed, not the data: every epoch of every run
-# gave the same images in order. That holds for a map-style dataset that
-# draws no random numbers (random transforms draw from per-worker seeds;
-# each worker gets its own copy of an ``IterableDataset``). Each epoch with
-# workers was made by two processes: new ones without ``persistent_workers``,
-# the same two with it. The timings vary from machine to machine; start with
-# about one worker per spare core, then measure.
-#
 # Training the two-layer network over a loader
 # --------------------------------------------
-# The familiar network, trained with mini-batches: an outer loop over epochs,
-# an inner loop over the loader. After each epoch, ``model.eval()`` and one
-# pass over each split under :func:`torch.no_grad`. A copy from CPU to a
-# CUDA GPU can overlap with compute (``non_blocking=True``) only when the
-# CPU tensor sits in page-locked ("pinned") memory; ``pin_memory=True``
-# makes the loader put batches there. We ask for it only on a CUDA GPU.
+# The network of :ref:`sphx_glr_lessons_nn_01_nn_package.py`, trained with
+# mini-batches: an outer loop over epochs, an inner loop over the shuffled
+# training loader. After each epoch, ``model.eval()`` and one pass over
+# each split under :func:`torch.no_grad` measure the mean loss. On a CUDA
+# GPU, ``pin_memory=True`` makes the loader put batches in page-locked
+# ("pinned") memory, from which ``non_blocking=True`` copies can overlap
+# with compute; we ask for it only there.
 from torch import nn
 
 model = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out))
@@ -294,7 +193,9 @@ history = {name: [mean_loss(ld)] for name, ld in eval_loaders.items()}
 for epoch in range(10):
     model.train()
     for xb, yb in train_loader:
+        # sphinx_gallery_start_ignore
         assert xb.is_pinned() == pin
+        # sphinx_gallery_end_ignore
         xb, yb = xb.to(device, non_blocking=pin), yb.to(device)
         loss = loss_fn(model(xb), yb)
         opt.zero_grad()
@@ -306,16 +207,20 @@ for epoch in range(10):
     if epoch in (0, 4, 9):
         t, v = history["train"][-1], history["validation"][-1]
         print(f"epoch {epoch + 1:2d}: train {t:.4f}, validation {v:.4f}")
+# sphinx_gallery_start_ignore
+assert loss.grad_fn is not None  # the old-code box: Variable cuts the graph
+assert torch.autograd.Variable(loss).grad_fn is None
 assert history["train"][-1] < 0.1 * history["train"][0]
 assert history["validation"][-1] < 0.4 * history["validation"][0]
 assert history["validation"][-1] > history["train"][-1]
+# sphinx_gallery_end_ignore
 
 # %%
 # The training loss fell more than tenfold and the validation loss to below
-# 40% of its start (the asserts check both): what the network learned from
-# the training batches carries over to the 204 samples it never trained on.
-# The validation loss ends above the training loss (asserted): that gap is
-# a first sign of overfitting, the subject of later lessons.
+# 40% of its start: what the network learned from the training batches
+# carries over to the 204 samples it never trained on. The validation loss
+# ends above the training loss; that gap is a first sign of overfitting,
+# the subject of later lessons.
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(6, 4))
@@ -328,22 +233,340 @@ ax.legend()
 plt.show()
 
 # %%
-# .. note:: Old code you may meet: ``inputs, labels = Variable(inputs),
-#    Variable(labels)`` in the loader loop. Tensors track gradients
-#    themselves since PyTorch 0.4. Today ``Variable(t)`` returns a new
-#    tensor that shares ``t``'s memory, with ``requires_grad=False`` and no
-#    link to the graph, so old code that wraps a result in ``Variable``
-#    silently stops gradients there:
-from torch.autograd import Variable
+# The loaders above read samples that sit in memory. A dataset that reads
+# and decodes a file per sample can load batches in parallel worker
+# processes, with ``num_workers``: the first topic below.
+#
+# Going deeper
+# ------------
+# Optional on a first read: loading in worker processes, random numbers in
+# workers, what a pass over a loader draws from the global generator,
+# keeping workers between epochs, fetching whole batches at once, and how
+# workers start.
+#
+# Loading in worker processes
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# With ``num_workers=2`` the loader starts two worker processes that prepare
+# batches while the main process trains. Each worker needs the dataset. On
+# macOS and Windows (and on Linux from Python 3.14) a worker is a fresh
+# Python process that imports your script to find the dataset's class, so
+# two rules make the code run everywhere:
+#
+# - the ``Dataset`` class sits at the top level of a file (the script, or a
+#   module it imports), not in a notebook cell;
+# - the code that starts the loader sits under
+#   ``if __name__ == "__main__":``, which is false in a worker that imports
+#   the script; without it, each worker would try to start workers of its
+#   own, and Python stops with an error.
+#
+# This page cannot be imported like a script, so we write a real one, as
+# you would. Its dataset makes each sample from its index with a little
+# work, and returns the id of the process that made it:
+SCRIPT = """\
+import os
+import time
 
-w = torch.ones(3, requires_grad=True)
-wrapped = Variable(w * 2)
-print(f"requires_grad={wrapped.requires_grad}, grad_fn={wrapped.grad_fn}")
-assert Variable(w) is not w
-assert not wrapped.requires_grad and wrapped.grad_fn is None
-assert Variable(w).data_ptr() == w.data_ptr()  # same memory, no copy
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+FREQ2 = np.fft.fftfreq(64)[:, None] ** 2 + np.fft.rfftfreq(64) ** 2
+LOW_PASS = np.exp(-400 * FREQ2)  # keeps the slow changes of an image
+
+
+class BlurredNoise(Dataset):  # sample i: noise from seed i, blurred
+    def __len__(self):
+        return 256
+
+    def __getitem__(self, i):
+        image = np.random.default_rng(i).random((64, 64))
+        for _ in range(20):  # some work, as decoding a photo would be
+            image = np.fft.irfft2(np.fft.rfft2(image) * LOW_PASS)
+        return torch.from_numpy(image.astype(np.float32)), os.getpid()
+"""
 
 # %%
-# Batches go straight into the model, with no wrapper. Next,
-# :ref:`sphx_glr_lessons_data_02_custom_dataset_faces.py` writes a
-# ``Dataset`` of its own, over photos read from disk only when asked for.
+# The guarded part loads every sample once without workers and once with
+# two, and says which processes made the batches and whether the images
+# came out the same:
+SCRIPT += """
+
+if __name__ == "__main__":
+    for workers in [0, 2]:
+        loader = DataLoader(BlurredNoise(), batch_size=32, num_workers=workers)
+        start = time.perf_counter()
+        batches = list(loader)
+        ms = (time.perf_counter() - start) * 1000
+        images = torch.cat([image for image, _ in batches])
+        pids = {pid for _, pids in batches for pid in pids.tolist()}
+        if workers == 0:
+            first = images
+        where = "the main process" if pids == {os.getpid()} else "workers"
+        print(f"num_workers={workers}: {len(pids)} process(es), {where}, "
+              f"same images: {torch.equal(images, first)}, {ms:.0f} ms")
+"""
+
+# %%
+# We save the script in a temporary folder and start it with the Python
+# that runs this page (:data:`sys.executable`), as ``python blur.py`` would
+# in a terminal. ``subprocess.run`` waits for it, at most 120 seconds, and
+# collects what it printed; ``check_returncode`` raises if it failed.
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+folder = tempfile.TemporaryDirectory()
+
+
+def run_script(name, source):
+    path = Path(folder.name) / name
+    path.write_text(source)
+    command = [sys.executable, str(path)]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    print(run.stdout + run.stderr)
+    run.check_returncode()
+    return run.stdout
+
+
+out = run_script("blur.py", SCRIPT)
+# sphinx_gallery_start_ignore
+assert "num_workers=0: 1 process(es), the main process" in out
+assert "num_workers=2: 2 process(es), workers, same images: True" in out
+# sphinx_gallery_end_ignore
+
+# %%
+# With ``num_workers=2`` two worker processes, not the main one, made the
+# batches, and the images are the same as without workers: for a dataset
+# that draws no random numbers, workers change the speed, not the data.
+# The times vary from run to run and machine to machine; workers pay off
+# when a sample costs real work and cores are free. Start with about one
+# worker per spare core, then measure.
+#
+# Random numbers in workers
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# Random augmentation draws random numbers inside ``__getitem__``, in the
+# workers. At each pass the loader draws a base seed from its ``generator``
+# (from the global generator if it has none), and worker ``k`` starts with
+# PyTorch's global generator seeded ``base_seed + k``; PyTorch also seeds
+# Python's ``random`` module and NumPy's global ``np.random`` functions in
+# each worker. A generator *object* that the dataset holds, such as a NumPy
+# ``default_rng``, is different: each worker gets its own copy, in the same
+# state, and draws the same numbers as the other workers. A
+# ``worker_init_fn``, which runs in each worker before its first sample,
+# can reseed it from :func:`~torch.utils.data.get_worker_info`'s ``seed``.
+# Like the dataset, it must sit at the top level of the script.
+SEEDS = """\
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset, get_worker_info
+
+
+class Jitter(Dataset):  # sample i: i, its worker, and three random draws
+    def __init__(self):
+        self.rng = np.random.default_rng(0)  # copied into every worker
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        worker = get_worker_info().id
+        draws = torch.rand(()).item(), np.random.random(), self.rng.random()
+        return i, worker, *draws
+
+
+def reseed(worker_id):  # runs in each worker, before its first sample
+    info = get_worker_info()
+    info.dataset.rng = np.random.default_rng(info.seed)
+"""
+
+# %%
+# The guarded part runs two workers, one sample per batch, without and with
+# ``reseed``; the loader's seeded generator makes every number repeat from
+# run to run. Worker 0 makes samples 0 and 2, worker 1 samples 1 and 3.
+SEEDS += """
+
+if __name__ == "__main__":
+    for init in [None, reseed]:
+        gen = torch.Generator().manual_seed(0)
+        loader = DataLoader(
+            Jitter(), num_workers=2, generator=gen, worker_init_fn=init
+        )
+        print(f"worker_init_fn={init and init.__name__}:")
+        for i, worker, t, g, n in loader:
+            print(f"  sample {i.item()}, worker {worker.item()}: "
+                  f"torch {t.item():.4f}, np.random {g.item():.4f}, "
+                  f"self.rng {n.item():.4f}")
+"""
+out = run_script("seeds.py", SEEDS)
+# sphinx_gallery_start_ignore
+assert out.count("self.rng 0.6370") == 2  # the same draw, twice
+assert out.count("self.rng 0.2698") == 2
+assert out.count("torch 0.7821") == 2  # repeats with the seed
+# sphinx_gallery_end_ignore
+
+# %%
+# Without ``reseed``, samples 0 and 1 (and 2 and 3) got the same
+# ``self.rng`` number although different workers made them: the two copies
+# of the dataset's generator started in the same state. The ``torch`` and
+# ``np.random`` columns differ throughout, since PyTorch seeded both in each
+# worker. With ``reseed``, the ``self.rng`` numbers differ too.
+#
+# What a pass over a loader draws
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A loader draws that base seed at every pass, even without workers and
+# without shuffling. So a loader without a ``generator`` advances the
+# global generator each time it runs:
+gen = torch.Generator().manual_seed(0)
+kept = {}
+for name, options in [("without", {}), ("with", {"generator": gen})]:
+    state = torch.get_rng_state()
+    for batch in DataLoader(index_set, batch_size=512, **options):
+        pass
+    kept[name] = torch.equal(state, torch.get_rng_state())
+    print(f"{name} a generator: global generator unchanged? {kept[name]}")
+# sphinx_gallery_start_ignore
+assert kept == {"without": False, "with": True}
+# sphinx_gallery_end_ignore
+
+# %%
+# Code that runs one more pass on some machines than on others (say, a
+# loader that is only iterated where some option is available) therefore
+# changes every later draw from the global generator, the initial weights
+# of the next model among them, and its printed numbers differ from
+# machine to machine. Giving such loaders a ``generator``, or running them
+# in a separate script as this page does with its workers, keeps the rest
+# of the program's random numbers the same everywhere.
+#
+# Keeping workers between epochs
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# By default the workers start at the beginning of each epoch and stop at
+# its end; ``persistent_workers=True`` keeps them for the next epoch, which
+# saves their start-up time. With
+# workers, ``prefetch_factor`` says how many batches each one prepares
+# ahead; without workers there is nothing to prefetch and it is ``None``.
+# This script imports ``BlurredNoise`` from ``blur.py`` in the same folder:
+KEEP = """\
+from torch.utils.data import DataLoader
+
+from blur import BlurredNoise
+
+if __name__ == "__main__":
+    for keep in [False, True]:
+        loader = DataLoader(BlurredNoise(), batch_size=32, num_workers=2,
+                            persistent_workers=keep)
+        epochs = [{p for _, ps in loader for p in ps.tolist()} for _ in "ab"]
+        print(f"persistent_workers={keep}: same workers in epoch 2? "
+              f"{epochs[0] == epochs[1]}")
+    print(f"prefetch_factor: {loader.prefetch_factor} with workers, "
+          f"{DataLoader(BlurredNoise()).prefetch_factor} without")
+"""
+out = run_script("keep.py", KEEP)
+# sphinx_gallery_start_ignore
+assert "persistent_workers=False: same workers in epoch 2? False" in out
+assert "persistent_workers=True: same workers in epoch 2? True" in out
+assert "prefetch_factor: 2 with workers, None without" in out
+# sphinx_gallery_end_ignore
+folder.cleanup()  # delete the three scripts
+
+# %%
+# Without ``persistent_workers`` the second epoch was made by new worker
+# processes; with it, by the same two. ``prefetch_factor`` is 2 with
+# workers and ``None`` without.
+#
+# Whole batches from an in-memory dataset
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The loader calls ``dataset[i]`` once per sample and then stacks the
+# results, unless the dataset has a ``__getitems__`` method that takes a
+# list of indices. (A ``Subset`` has one, but it only passes the list on
+# when the dataset under it has one too; a ``TensorDataset`` has none, so
+# ``train_set`` above was read one sample at a time.) When samples are
+# small, say a table of 16,384 rows of 10 numbers, that per-sample Python
+# work can cost more than the data. A dataset that can be indexed with a
+# list, like a ``TensorDataset``, can instead get one list of indices per
+# batch: pass a :class:`~torch.utils.data.BatchSampler` as ``sampler`` and
+# ``batch_size=None``.
+import time
+
+from torch.utils.data import BatchSampler, RandomSampler
+
+table = TensorDataset(torch.randn(16384, 10), torch.randn(16384))
+
+
+def batch_loader(data, seed, batch_size):
+    gen = torch.Generator().manual_seed(seed)
+    sampler = RandomSampler(data, generator=gen)
+    sampler = BatchSampler(sampler, batch_size, drop_last=False)
+    # the loader draws a seed from gen first, as it does when it shuffles
+    return DataLoader(data, sampler=sampler, batch_size=None, generator=gen)
+
+
+# %%
+# The same seed gives the same batches both ways; we time one epoch of each.
+start = time.perf_counter()
+per_item = [xb for xb, yb in shuffled(table, 3, 256)]
+ms_item = (time.perf_counter() - start) * 1000
+start = time.perf_counter()
+per_batch = [xb for xb, yb in batch_loader(table, 3, 256)]
+ms_batch = (time.perf_counter() - start) * 1000
+same = all(torch.equal(a, b) for a, b in zip(per_item, per_batch))
+print(f"per item: {len(per_item)} batches in {ms_item:.1f} ms")
+print(f"per batch: {len(per_batch)} batches in {ms_batch:.1f} ms")
+print(f"same batches: {same}")
+# sphinx_gallery_start_ignore
+assert same and len(per_item) == len(per_batch) == 64
+assert not hasattr(TensorDataset, "__getitems__")
+# sphinx_gallery_end_ignore
+
+# %%
+# The timings are from one run and vary from machine to machine.
+# Batch-wise indexing suits small samples already in memory; a dataset that
+# reads or decodes a file per sample gains little from it, and workers
+# help more.
+#
+# How worker processes start
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Python's :mod:`multiprocessing` has three *start methods*. ``fork`` (the
+# default on Linux up to Python 3.13) copies the running process, which
+# already holds the dataset. ``spawn`` (the default on macOS and Windows)
+# and ``forkserver`` (the default on Linux from Python 3.14) start a fresh
+# interpreter, which imports the main script under the name
+# ``__mp_main__`` and receives the dataset, and ``worker_init_fn``, by
+# pickling. That is why the two rules above matter, and why a forked
+# worker forgives code that breaks them. The scripts above follow the
+# rules, so they print the same numbers under every start method; the
+# ``multiprocessing_context`` argument of ``DataLoader`` picks one method
+# for a loader, if you ever need to test that.
+
+# %%
+# .. dropdown:: Coming from older PyTorch code?
+#
+#    - ``inputs, labels = Variable(inputs), Variable(labels)`` in the loader
+#      loop: tensors track gradients themselves since PyTorch 0.4, so
+#      batches go straight into the model. Today ``Variable(t)`` returns a
+#      plain tensor with no link to the graph, so a ``Variable`` wrapped
+#      around a result silently stops gradients there.
+#    - ``worker_init_fn`` that calls ``np.random.seed(...)`` with the
+#      worker id: before PyTorch 1.9, every forked worker started with the
+#      same NumPy global state. PyTorch now seeds ``np.random`` and
+#      ``random`` in each worker; only generator objects that a dataset
+#      holds still need reseeding.
+
+# %%
+# Takeaways
+# ---------
+# - A ``Dataset`` says how many samples there are and returns sample ``i``;
+#   ``TensorDataset`` over ``torch.from_numpy`` tensors copies nothing.
+# - A ``DataLoader`` cuts a dataset into batches; ``shuffle=True`` with a
+#   seeded ``generator`` gives a new, reproducible order every epoch, and
+#   ``random_split`` with a generator gives a reproducible split.
+# - Train over the shuffled training loader; after each epoch, measure the
+#   loss on every split under ``model.eval()`` and ``torch.no_grad()``.
+# - When a sample costs time to load, ``num_workers`` loads batches in
+#   other processes (see "Going deeper"): keep the ``Dataset`` at the top
+#   level of a script and start the loader under
+#   ``if __name__ == "__main__":``.
+#
+# Next, :ref:`sphx_glr_lessons_nn_05_classic_cnn.py` builds a
+# convolutional network for images, the kind of model that batches like
+# these feed.

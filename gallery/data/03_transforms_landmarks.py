@@ -5,16 +5,22 @@ Transforms that move images and landmarks together
 Cropping, resizing or flipping a photo moves every pixel, and each landmark
 point must move with its pixel. This lesson builds an augmentation pipeline
 for face landmarks with ``torchvision.transforms.v2`` and
-``tv_tensors.KeyPoints``, checks with marker pixels where every landmark
-must land, corrects the half-pixel offset that ``v2.Resize`` gives
-pixel-centred points, and batches the augmented faces.
+``tv_tensors.KeyPoints``, and batches the augmented faces.
+
+**You will learn** to wrap a sample's parts in ``tv_tensors`` so that v2
+transforms move points with pixels, to write transforms of your own (a
+crop to the face, a flip that swaps left and right points, a resize that
+keeps points on their pixels), and to chain them into a random pipeline.
+
+**You need first** :ref:`sphx_glr_lessons_data_02_custom_dataset_faces.py`
+(the face photos and their landmarks). This lesson is optional on a first
+read of the site.
 """
 
 # %%
 # Setup
 # -----
-# One seed fixes every random crop and flip. The data and its download are
-# those of :ref:`sphx_glr_lessons_data_02_custom_dataset_faces.py`.
+# One seed fixes every random crop and flip.
 import torch
 
 torch.manual_seed(0)
@@ -22,56 +28,61 @@ print("Running on: cpu (this lesson only transforms and batches data)")
 # sphinx_gallery_tags = ["intermediate", "data", "real data", "vision"]
 
 # %%
-# The training half of dlib's example faces (18 faces in four photos), each
-# file pinned by its SHA-256 hash and a commit of dlib's repository:
+# The files
+# ---------
+# dlib's example faces, pinned and fetched with the same lines as in
+# :ref:`sphx_glr_lessons_data_02_custom_dataset_faces.py`:
 PHOTOS = """\
 2007_007763 17d9897dd55d38179f51dc18371b3f4495a606aaa2846e25a3cb6a58b3a97c89
 2008_001009 2509864113a286bf245161d0317a18c38b6a6641135969847a7e59dff359c52c
+2008_001322 2ea5a60f5347baab8da6eccce43b0320d63da1368d7710fb15cbff8a790bc626
 2008_002079 f929bdf416d756b37eb90c119b892eba5d21041b134883e18d827bce641fb48f
-2008_001322 2ea5a60f5347baab8da6eccce43b0320d63da1368d7710fb15cbff8a790bc626"""
+2008_002470 14b543e3ac55b497aaaba9dc03a39be04c8ae670851b3f78f9f5adb08295d780
+2008_002506 ede6804edf0ec005144ffe7f0f2b56bd2aa1d21beee79d29f72cb16ead19a447
+2008_004176 92a075f5e1d279f009ab4809592aaf0109e429adf3266e5aa8ce2755730b41c2
+2008_007676 09a0e07d6fb3b4276e73b9f6450b5c69d97d3e3b75807948caf6defd40260e6f
+2009_004587 2dc5d52a5388499cf912d7d99dc9d05e4bec7651153331f40e81ae4813bb317c"""
 SHA256 = {f"{s}.jpg": h for s, h in map(str.split, PHOTOS.splitlines())}
 SHA256["training_with_face_landmarks.xml"] = (
     "d7895a98681f5e3818fb5d95cd75fdeba7c0e0c74cc9b22193df2909eb8f6ce5"
 )
-COMMIT = {  # commits of github.com/davisking/dlib
-    "photos": "43ce7908b9a9d19955ddb35a6e83da8e413dd98f",
+SHA256["testing_with_face_landmarks.xml"] = (
+    "b45d736ab07016dd552a95cedb569a5e1f0c4dacf9ba6db60861fec55c05c57e"
+)
+COMMIT = {  # the commit of github.com/davisking/dlib that holds each file
+    "jpg": "43ce7908b9a9d19955ddb35a6e83da8e413dd98f",
     "training": "c3b5fdefd05f0462057b9b7bf95c899e22eadac8",
+    "testing": "16500906b0cdcb51a09db9879c4afcf8190009f3",
 }
 
 # %%
-# Getting the photos
-# ------------------
-# As before: if ``PBE_DATA_DIR`` names a folder whose ``dlib-faces/`` holds
-# every file, we use that copy; else ``pooch`` downloads each file once into
-# a cache folder. With neither, the lesson stops with a message.
-import os
+# ``pooch`` checks every file's hash, in its cache folder or in the offline
+# copy that ``PBE_DATA_DIR`` names:
 from pathlib import Path
 
 import pooch
 
-DLIB = "https://raw.githubusercontent.com/davisking/dlib"
-copy_dir = Path(os.environ.get("PBE_DATA_DIR") or ".") / "dlib-faces"
-use_copy = bool(os.environ.get("PBE_DATA_DIR"))
-use_copy = use_copy and all((copy_dir / n).is_file() for n in SHA256)
-cache_dir = pooch.os_cache("pytorch-by-example") / "dlib-faces"
-faces_dir = copy_dir if use_copy else cache_dir
-
-# %%
-# Every file, copied or downloaded, must match its SHA-256 hash:
-for name, sha256 in SHA256.items():
-    kind = "photos" if name.endswith(".jpg") else name.split("_")[0]
-    url = f"{DLIB}/{COMMIT[kind]}/examples/faces/{name}"
-    try:
-        if not use_copy:
-            pooch.retrieve(url, f"sha256:{sha256}", name, cache_dir)
-    except OSError as err:  # no network, or the server refused
-        raise RuntimeError(
-            "Could not download dlib's example faces: connect to the "
-            "internet, or set PBE_DATA_DIR to a folder with dlib-faces/."
-        ) from err
-    if pooch.file_hash(str(faces_dir / name)) != sha256:
-        raise ValueError(f"{faces_dir / name}: wrong SHA-256 hash")
-print(f"{len(SHA256)} files, each matching its SHA-256 hash")
+RAW = "https://raw.githubusercontent.com/davisking/dlib/{}/examples/faces/{}"
+kind = {n: "jpg" if n.endswith(".jpg") else n.split("_")[0] for n in SHA256}
+faces_data = pooch.create(
+    path=pooch.os_cache("pytorch-by-example"),
+    base_url="",  # every file has its own URL, at its own commit
+    env="PBE_DATA_DIR",
+    registry={f"dlib-faces/{n}": f"sha256:{h}" for n, h in SHA256.items()},
+    urls={f"dlib-faces/{n}": RAW.format(COMMIT[kind[n]], n) for n in SHA256},
+)
+try:
+    files = [faces_data.fetch(name) for name in faces_data.registry]
+except OSError as err:
+    raise RuntimeError(
+        "Could not get dlib's example faces: connect to the internet, or "
+        "set PBE_DATA_DIR to a folder that holds dlib-faces/."
+    ) from err
+print(f"{len(files)} files, each matching its SHA-256 hash")
+# sphinx_gallery_start_ignore
+assert all(pooch.file_hash(f) == SHA256[Path(f).name] for f in files)
+# sphinx_gallery_end_ignore
+faces_dir = Path(files[0]).parent
 
 # %%
 # Faces as ``tv_tensors``
@@ -81,12 +92,8 @@ print(f"{len(SHA256)} files, each matching its SHA-256 hash")
 # :class:`~torchvision.tv_tensors.Image`, the 68 ``(x, y)`` landmarks in
 # :class:`~torchvision.tv_tensors.KeyPoints` and the face box in
 # :class:`~torchvision.tv_tensors.BoundingBoxes`; the last two carry the
-# size of the photo they belong to (``canvas_size``). Photos are read as
-# RGB, so a grayscale photo would get three channels like the others.
-#
-# .. note:: Old code you may meet: hand-written ``Rescale``, ``RandomCrop``
-#    and ``ToTensor`` classes that change a NumPy image and adjust the
-#    landmarks by hand. ``transforms.v2`` moves ``KeyPoints`` itself.
+# size of the photo they belong to (``canvas_size``). This time the dataset
+# reads dlib's XML directly, and applies ``transform`` to each sample.
 import xml.etree.ElementTree as ET
 
 from torchvision import tv_tensors
@@ -110,34 +117,33 @@ class Faces(torch.utils.data.Dataset):
         size = tuple(image.shape[-2:])
         points = [[float(p.get(a)) for a in "xy"] for p in box.iter("part")]
         xywh = [float(box.get(k)) for k in ["left", "top", "width", "height"]]
-        sample = {
-            "image": tv_tensors.Image(image),
-            "landmarks": tv_tensors.KeyPoints(points, canvas_size=size),
-            "box": tv_tensors.BoundingBoxes(
-                [xywh], format="XYWH", canvas_size=size
-            ),
-        }
+        box = tv_tensors.BoundingBoxes([xywh], format="XYWH", canvas_size=size)
+        points = tv_tensors.KeyPoints(points, canvas_size=size)
+        sample = {"image": tv_tensors.Image(image), "landmarks": points}
+        sample["box"] = box
         return self.transform(sample) if self.transform else sample
 
 
 # %%
-# The first face, as three ``tv_tensors``:
+# The first face of the training half (18 faces in four photos):
 faces = Faces(faces_dir / "training_with_face_landmarks.xml")
 face = faces[0]
 print({key: f"{type(v).__name__} {tuple(v.shape)}" for key, v in face.items()})
 print(f"canvas_size of the landmarks: {face['landmarks'].canvas_size}")
+# sphinx_gallery_start_ignore
 assert len(faces) == 18 and face["landmarks"].shape == (68, 2)
+# sphinx_gallery_end_ignore
 
 # %%
-# Cropping to the face, and a flip that knows left from right
-# -----------------------------------------------------------
-# v2 has no "crop to this face" transform, so ``CropFace`` reads the box and
-# calls ``v2.functional.crop`` on image, points and box alike, with a square
-# around the box plus a margin.
-# ``v2.RandomHorizontalFlip`` mirrors every point, ``x`` to ``W - 1 - x``,
-# but after a mirror the eye on the picture's left is the former right eye:
-# point 36 must take the place of point 45, and so on. ``FlipFace`` adds
-# that renumbering, from a table of mirror partners.
+# Cropping to the face
+# --------------------
+# v2 has no "crop to this face" transform, so we write one. A subclass of
+# ``v2.Transform`` overrides two hooks. ``make_params`` runs once per call
+# and sees every input (``flat_inputs``: here image, points and box); it
+# returns the parameters of this call, which is where random choices go.
+# ``transform`` then runs once per input with those parameters. ``CropFace``
+# reads the box and crops a square around it, plus a margin, from image,
+# points and box alike with ``v2.functional.crop``.
 from torchvision.transforms import v2
 
 
@@ -157,15 +163,20 @@ class CropFace(v2.Transform):
 
 
 # %%
-# The mirror partners of the 68-point scheme: jaw, eyebrows, nose bottom,
-# eyes and lips swap left for right; points on the middle line stay.
+# A flip that knows left from right
+# ---------------------------------
+# ``v2.RandomHorizontalFlip`` mirrors every point, ``x`` to ``W - 1 - x``,
+# but after a mirror the eye on the picture's left is the former right eye:
+# point 36 must take the place of point 45, and so on. ``FlipFace`` adds
+# that renumbering, from a table of mirror partners: jaw, eyebrows, nose
+# bottom, eyes and lips swap left for right; points on the middle line
+# stay.
 FLIP = list(range(16, -1, -1)) + list(range(26, 16, -1))  # jaw, brows
 FLIP += [27, 28, 29, 30] + list(range(35, 30, -1))  # nose
 FLIP += [45, 44, 43, 42, 47, 46, 39, 38, 37, 36, 41, 40]  # eyes
 FLIP += list(range(54, 47, -1)) + list(range(59, 54, -1))  # outer lips
 FLIP += list(range(64, 59, -1)) + [67, 66, 65]  # inner lips
 FLIP = torch.tensor(FLIP)
-assert torch.equal(FLIP[FLIP], torch.arange(68))  # swapping twice: no change
 
 
 class FlipFace(v2.RandomHorizontalFlip):
@@ -177,10 +188,88 @@ class FlipFace(v2.RandomHorizontalFlip):
 
 
 # %%
-# Is the table right? On an upright face, certain points lie left of their
-# partners: the picture-left eye left of the other eye, jaw point 0 left of
-# point 16, mouth corner 48 left of 54, nostril 31 left of 35. ``FlipFace``
-# must keep all of that true on every face; a plain mirror makes it false.
+# Resizing, with points on their pixels
+# -------------------------------------
+# ``v2.Resize`` by a factor ``s`` scales a point as ``x * s``, treating
+# ``x`` as a distance from the image's corner. But the pixels are resampled
+# around pixel *centres* (the convention that makes the flip
+# ``W - 1 - x``): the centre of pixel ``x`` lands at ``(x + 0.5) * s - 0.5``.
+# dlib's landmarks are pixel positions, so after ``v2.Resize`` they are off
+# by ``0.5 * (s - 1)`` pixels, more than half a pixel when ``s`` is above
+# 2 ("Going deeper" measures it). ``ResizeFace`` adds that correction on
+# each axis; it builds the shift on the points' own device, so it works
+# wherever the points are.
+
+
+class ResizeFace(v2.Resize):
+    def transform(self, inpt, params):
+        out = super().transform(inpt, params)
+        if isinstance(out, tv_tensors.KeyPoints):
+            (h0, w0), (h1, w1) = inpt.canvas_size, out.canvas_size
+            shift = out.new_tensor([w1 / w0 - 1, h1 / h0 - 1]) / 2
+            out = tv_tensors.wrap(out + shift, like=out)
+        return out
+
+
+# %%
+# The pipeline
+# ------------
+# Crop to the face, resize to 128 x 128 with the correction, cut a random
+# 112 x 112 window, flip with probability 1/2, and turn the ``uint8`` image
+# into floats in ``[0, 1]``. The dataset applies it on every access, so each
+# epoch sees new crops and flips. Every sample now has the same size, so the
+# default ``collate_fn`` stacks each entry into a batch, as plain tensors.
+from torch.utils.data import DataLoader
+
+steps = [CropFace(), ResizeFace((128, 128)), v2.RandomCrop(112), FlipFace()]
+augment = v2.Compose([*steps, v2.ToDtype(torch.float32, scale=True)])
+train_faces = Faces(faces_dir / "training_with_face_landmarks.xml", augment)
+gen = torch.Generator().manual_seed(0)
+loader = DataLoader(train_faces, batch_size=8, shuffle=True, generator=gen)
+batch = next(iter(loader))
+print({key: tuple(value.shape) for key, value in batch.items()})
+# sphinx_gallery_start_ignore
+assert batch["image"].shape == (8, 3, 112, 112)
+assert type(batch["landmarks"]) is torch.Tensor
+assert not torch.equal(*[train_faces[0]["landmarks"] for _ in range(2)])
+# sphinx_gallery_end_ignore
+
+# %%
+# The batch, with the eye on the picture's left (points 36-41) in red:
+import matplotlib.pyplot as plt
+
+fig, axes = plt.subplots(2, 4, figsize=(9, 4.9), layout="constrained")
+for ax, image, points in zip(axes.flat, batch["image"], batch["landmarks"]):
+    ax.imshow(image.permute(1, 2, 0).numpy())
+    ax.plot(*points.numpy().T, ".", color="cyan", ms=2)
+    ax.plot(*points[36:42].numpy().T, ".", color="red", ms=3)
+    # sphinx_gallery_start_ignore
+    assert points[36:42, 0].mean() < points[42:48, 0].mean()
+    # sphinx_gallery_end_ignore
+fig.supxlabel("x (pixels)")
+fig.supylabel("y (pixels)")
+fig.suptitle("One augmented batch; red: the eye on the picture's left")
+plt.show()
+
+# %%
+# Every face is cropped, resized, cut and sometimes flipped, and its points
+# follow: the red eye stays on the picture's left, flipped or not.
+#
+# Going deeper
+# ------------
+# Optional on a first read: what checks the flip table, and where the
+# landmarks really land after a resize and after the whole pipeline.
+#
+# Checking the flip table
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# Swapping twice must change nothing, and on an upright face some points
+# lie left of their partners: the picture-left eye left of the other eye,
+# jaw point 0 left of point 16, mouth corner 48 left of 54, nostril 31 left
+# of 35. ``FlipFace`` must keep that order on every face; a plain mirror
+# reverses it. These checks catch a table that sends an eye, a jaw end, a
+# mouth corner or a nostril to the wrong side; they cannot tell whether
+# every brow or lip point got the right partner: that we checked entry by
+# entry against the numbering of the 68-point scheme.
 PAIRS = [(slice(36, 42), slice(42, 48)), (0, 16), (48, 54), (31, 35)]
 
 
@@ -188,27 +277,34 @@ def left_of(points):
     return [points[a, 0].mean() < points[b, 0].mean() for a, b in PAIRS]
 
 
-for idx in range(len(faces)):
-    face = faces[idx]
+kept = reversed_by_mirror = 0
+for face in faces:
     flipped = FlipFace(p=1.0)(face)["landmarks"]
     mirrored = v2.RandomHorizontalFlip(p=1.0)(face)["landmarks"]
-    assert all(left_of(face["landmarks"])) and all(left_of(flipped))
-    assert not any(left_of(mirrored))
-    width = face["image"].shape[-1]  # a mirror maps x to W - 1 - x:
-    assert torch.equal(mirrored[:, 0], width - 1 - face["landmarks"][:, 0])
-print(f"flip table checked on all {len(faces)} faces")
+    kept += all(left_of(face["landmarks"])) and all(left_of(flipped))
+    reversed_by_mirror += not any(left_of(mirrored))
+involution = torch.equal(FLIP[FLIP], torch.arange(68))
+print(f"swapping twice changes nothing: {involution}")
+print(f"order kept by FlipFace on {kept} of {len(faces)} faces")
+print(f"order reversed by a plain mirror on {reversed_by_mirror} faces")
+# sphinx_gallery_start_ignore
+assert kept == reversed_by_mirror == len(faces) == 18 and involution
+assert torch.equal(
+    mirrored[:, 0], face["image"].shape[-1] - 1 - face["landmarks"][:, 0]
+)
+# sphinx_gallery_end_ignore
 
 # %%
 # Do the landmarks land on their pixels?
-# --------------------------------------
-# The pixels can tell us. We add five channels to the image, one per tracked
-# landmark on the face's middle line (nose and lips), each black except for
-# one white pixel under its landmark. Transforms treat these channels like
-# colours, so they move the white dots exactly as they move the photo. After
-# a transform, the brightness-weighted centre of each channel is where the
-# pixel went, and the transformed landmark should be there too.
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The pixels can tell us. We add five channels to the image, one per
+# tracked landmark on the face's middle line (nose and lips), each black
+# except for one white pixel under its landmark. Transforms treat these
+# channels like colours, so they move the white dots exactly as they move
+# the photo. After a transform, the brightness-weighted centre of each
+# channel is where the pixel went, and the transformed landmark should be
+# there too; ``gap`` measures the largest distance between the two.
 TRACKED = torch.tensor([27, 30, 33, 51, 57])
-assert torch.equal(FLIP[TRACKED], TRACKED)  # the flip leaves them in place
 
 
 def add_markers(sample):
@@ -225,58 +321,50 @@ def gap(sample):
     markers = sample["image"][3:]
     h, w = markers.shape[1:]
     ys, xs = torch.arange(h)[:, None], torch.arange(w)
-    weight = markers.sum(dim=(1, 2))
+    weight = markers.sum(dim=(1, 2))  # the brightness of each channel
     centres = [(markers * c).sum(dim=(1, 2)) / weight for c in (xs, ys)]
-    centres = torch.stack(centres, dim=1)
+    centres = torch.stack(centres, dim=1)  # one (x, y) per channel
     return (centres - sample["landmarks"][TRACKED]).abs().max().item()
 
 
 # %%
-# We crop face 0 and resize the crop to 128 x 128 with ``v2.Resize``:
+# We crop face 0, then resize the crop to 128 x 128 with ``v2.Resize`` and
+# with ``ResizeFace``; last, we run the whole pipeline twice on each of the
+# 18 marked faces.
 marked = CropFace()(add_markers(faces[0]))
 scale = 128 / marked["image"].shape[-1]
 resized = v2.Resize((128, 128))(marked)
+fixed = ResizeFace((128, 128))(marked)
 print(f"after CropFace: gap {gap(marked):.3f} px")
 print(f"after v2.Resize (x {scale:.2f}): gap {gap(resized):.3f} px")
-assert gap(marked) < 0.01
+print(f"0.5 * (s - 1) = {0.5 * (scale - 1):.3f} px")
+print(f"after ResizeFace: gap {gap(fixed):.3f} px")
+gaps = [gap(augment(add_markers(faces[i]))) for i in range(18) for _ in "ab"]
+print(f"{len(gaps)} augmented faces: largest gap {max(gaps):.3f} px")
+# sphinx_gallery_start_ignore
+assert torch.equal(FLIP[TRACKED], TRACKED)
+assert gap(marked) < 0.01 and gap(resized) > 0.5 and gap(fixed) < 0.1
 torch.testing.assert_close(resized["landmarks"], marked["landmarks"] * scale)
 torch.testing.assert_close(gap(resized), 0.5 * (scale - 1), atol=0.1, rtol=0)
-assert gap(resized) > 0.5
+assert ResizeFace((64, 64))(marked["landmarks"].to("meta")).is_meta
+assert max(gaps) < 0.1
+# sphinx_gallery_end_ignore
 
 # %%
-# The crop moves points by whole pixels and keeps them exact. The resize
-# does not: its points are off by about ``0.5 * (s - 1)`` pixels for a scale
-# factor ``s``, here more than half a pixel (asserted). ``v2.Resize`` scales
-# a point as ``x * s``, treating ``x`` as a distance from the image's corner,
-# while the pixels are resampled around pixel *centres* (the same convention
-# that makes the flip ``W - 1 - x``): the centre of pixel ``x`` lands at
-# ``(x + 0.5) * s - 0.5``. dlib's landmarks are pixel positions, so we
-# correct the points after ``v2.Resize``, by ``0.5 * (s - 1)`` on each axis:
-
-
-class ResizeFace(v2.Resize):
-    def transform(self, inpt, params):
-        out = super().transform(inpt, params)
-        if isinstance(out, tv_tensors.KeyPoints):
-            (h0, w0), (h1, w1) = inpt.canvas_size, out.canvas_size
-            shift = torch.tensor([w1 / w0 - 1, h1 / h0 - 1]) / 2
-            out = tv_tensors.wrap(out + shift, like=out)
-        return out
-
-
-fixed = ResizeFace((128, 128))(marked)
-print(f"after ResizeFace: gap {gap(fixed):.3f} px")
-assert gap(fixed) < 0.1
-
-# %%
-# Around the nose tip: the resized marker pixel, the point ``v2.Resize``
-# gives, and the corrected one.
-import matplotlib.pyplot as plt
-
+# The crop moves points by whole pixels and keeps them exact. ``v2.Resize``
+# leaves them off by about ``0.5 * (s - 1)`` pixels, here more than half a
+# pixel; ``ResizeFace`` puts them back within a few hundredths, and so does
+# the whole pipeline of crops, resize and flips. Around the nose tip:
 x, y = fixed["landmarks"][30].tolist()
 fig, ax = plt.subplots(figsize=(5, 4.2))
-ax.imshow(fixed["image"][4], cmap="gray")  # the nose-tip marker channel
-ax.plot(*resized["landmarks"][30], "x", color="red", ms=12, label="v2.Resize")
+ax.imshow(fixed["image"][4].numpy(), cmap="gray")  # the nose-tip marker
+ax.plot(
+    *resized["landmarks"][30].tolist(),
+    "x",
+    color="red",
+    ms=12,
+    label="v2.Resize",
+)
 ax.plot(x, y, "+", color="cyan", ms=14, mew=2, label="ResizeFace")
 ax.set_xlim(x - 4, x + 4)
 ax.set_ylim(y + 4, y - 4)
@@ -284,62 +372,37 @@ ax.set_xlabel("x (pixels of the 128 x 128 crop)")
 ax.set_ylabel("y (pixels)")
 ax.set_title(f"Nose-tip marker after a {scale:.2f}x resize")
 ax.legend()
+# sphinx_gallery_start_ignore
 assert (resized["landmarks"][30] < fixed["landmarks"][30]).all()
+# sphinx_gallery_end_ignore
 plt.show()
 
 # %%
 # The corrected point sits on the centre of the white blob, the other one
-# above and left of it (asserted).
+# above and left of it.
+
+# %%
+# .. dropdown:: Coming from older PyTorch code?
 #
-# The pipeline, checked end to end
-# --------------------------------
-# The pipeline we ship: crop to the face, resize to 128 x 128 with the
-# correction, cut a random 112 x 112 window, flip with probability 1/2, and
-# turn the ``uint8`` image into floats in ``[0, 1]``. The dataset applies it
-# on every access, so each epoch sees new crops and flips. We run it twice
-# on each marked face and check the markers after the whole chain.
-augment = v2.Compose(
-    [
-        CropFace(),
-        ResizeFace((128, 128)),
-        v2.RandomCrop(112),
-        FlipFace(),
-        v2.ToDtype(torch.float32, scale=True),
-    ]
-)
-gaps = [gap(augment(add_markers(faces[i]))) for i in range(18) for _ in "ab"]
-print(f"{len(gaps)} augmented faces: largest gap {max(gaps):.3f} px")
-assert max(gaps) < 0.1
+#    - Hand-written ``Rescale`` and ``RandomCrop`` classes that change a
+#      NumPy image and adjust the landmarks by hand: ``transforms.v2``
+#      moves ``KeyPoints`` and ``BoundingBoxes`` along with the image.
+#    - ``transforms.ToTensor()``: in v2 it is ``v2.ToImage()`` followed by
+#      ``v2.ToDtype(torch.float32, scale=True)``; photos read with
+#      ``decode_image`` are tensors already, so only the second is needed.
 
 # %%
-# Batching the augmented faces
-# ----------------------------
-# Every sample now has the same size, so the default ``collate_fn`` stacks
-# each entry: the images into ``B x 3 x 112 x 112``, the landmarks into
-# ``B x 68 x 2``, as plain tensors.
-from torch.utils.data import DataLoader
-
-train_faces = Faces(faces_dir / "training_with_face_landmarks.xml", augment)
-gen = torch.Generator().manual_seed(0)
-loader = DataLoader(train_faces, batch_size=8, shuffle=True, generator=gen)
-batch = next(iter(loader))
-print({key: tuple(value.shape) for key, value in batch.items()})
-assert batch["image"].shape == (8, 3, 112, 112)
-assert type(batch["landmarks"]) is torch.Tensor
-views = [train_faces[0]["landmarks"] for _ in range(2)]
-assert not torch.equal(*views)  # a new crop on every access
-assert all(all(left_of(points)) for points in batch["landmarks"])
-
-fig, axes = plt.subplots(2, 4, figsize=(9, 4.9), layout="constrained")
-for ax, image, points in zip(axes.flat, batch["image"], batch["landmarks"]):
-    ax.imshow(image.permute(1, 2, 0))
-    ax.plot(*points.T, ".", color="cyan", ms=2)
-    ax.plot(*points[36:42].T, ".", color="red", ms=3)
-fig.supxlabel("x (pixels)")
-fig.supylabel("y (pixels)")
-fig.suptitle("One augmented batch; red: the eye on the picture's left")
-plt.show()
-
-# %%
-# Every face is cropped, resized, cut and sometimes flipped, and its points
-# follow: the red eye stays on the picture's left.
+# Takeaways
+# ---------
+# - Wrap a sample's parts in ``tv_tensors`` (``Image``, ``KeyPoints``,
+#   ``BoundingBoxes``), and v2 transforms move points and boxes with the
+#   pixels.
+# - A ``v2.Transform`` subclass picks its parameters in ``make_params`` and
+#   applies them to each input in ``transform``.
+# - Mirroring a face also swaps left and right points: renumber them with a
+#   table of partners.
+# - ``v2.Resize`` treats points as distances from the corner; landmarks
+#   that are pixel positions need a ``0.5 * (s - 1)`` shift.
+#
+# Next, :ref:`sphx_glr_lessons_data_04_torchvision_datasets.py` loads
+# ready-made datasets and folders of images with torchvision.
