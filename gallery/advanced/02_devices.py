@@ -40,12 +40,9 @@ if device.type == "cuda":  # CUDA-only queries
 # With several GPUs, ``torch.device("cuda", 1)`` (or ``"cuda:1"``) is the
 # second one; plain ``"cuda"`` has no index and means the current one (index
 # 0 unless changed). Making a ``torch.device`` needs no GPU:
-for d in [
-    torch.device("cuda", 1),
-    torch.device("cuda:1"),
-    torch.device("cuda"),
-]:
-    print(f"{d!s:7} -> type {d.type}, index {d.index}")
+same = torch.device("cuda", 1) == torch.device("cuda:1")
+print(f'torch.device("cuda", 1) == torch.device("cuda:1"): {same}')
+print(f'torch.device("cuda").index: {torch.device("cuda").index}')
 
 # %%
 # A place to move things to
