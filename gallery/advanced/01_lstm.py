@@ -195,9 +195,11 @@ assert test_acc > 0.65, "the LSTM should beat guessing (0.25) by far"
 #
 # A lighter alternative: ``nn.GRU``
 # ---------------------------------
-# A GRU (gated recurrent unit) keeps a single state ``h`` and three gated
-# transforms where the LSTM has four, so it returns ``(output, h_n)`` with no
-# ``c_n`` and has three quarters of the parameters. The classifier above
+# A GRU (gated recurrent unit) keeps a single state ``h``. Each step it
+# computes two gates and a candidate state, three weight blocks where the
+# LSTM has four (three gates and a candidate), so it returns
+# ``(output, h_n)`` with no ``c_n`` and has three quarters of the
+# parameters. The classifier above
 # already handles both; only the layer type changes.
 gru_model = CloudClassifier(nn.GRU).to(device)
 gru_loss, gru_acc = train_and_test(gru_model)
@@ -219,12 +221,11 @@ assert 4 * sum(p.numel() for p in gru_model.rnn.parameters()) == 3 * sum(
 # %%
 # The two models end about equally accurate here, and the GRU's layer is a
 # quarter smaller, since it has three weight blocks where the LSTM has four.
-# Its state is one tensor, ``(layers, batch, hidden)``, where the LSTM's is
-# a pair.
-# Prefer a GRU when parameters, memory or time per step are tight and the
-# sequences are short or medium; try an LSTM when a task needs memory over
-# long spans, where its separate cell state often helps. Neither wins
-# everywhere: on a new task, compare both on a validation split.
+# Its state is one tensor, ``(layers, batch, hidden)``, where the LSTM's is a
+# pair. Prefer a GRU when parameters, memory or time per step are tight and the
+# sequences are short or medium; try an LSTM when a task needs memory over long
+# spans, where its separate cell state often helps. Neither wins everywhere: on
+# a new task, compare both on a validation split.
 #
 # Going deeper
 # ------------
@@ -279,8 +280,9 @@ torch.testing.assert_close(step_c, fused_c[0])
 # %%
 # The loop reproduces the fused call to rounding, and the final ``(h, c)``
 # of the loop are ``h_n[0]`` and ``c_n[0]``. The fused call runs the whole
-# time loop in one library call (one kernel on a GPU): use it unless a step
-# needs input from outside the LSTM.
+# time loop inside one library call (cuDNN's on an NVIDIA GPU) instead of
+# one Python call per step: use it unless a step needs input from outside
+# the LSTM.
 #
 # States of stacked and bidirectional LSTMs
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
