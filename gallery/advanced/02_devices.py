@@ -20,7 +20,11 @@ and modules with parameters (:ref:`sphx_glr_lessons_nn_03_custom_module.py`).
 # --------------------
 # ``torch.accelerator`` knows which accelerator this PyTorch build can use;
 # without one we stay on the CPU. Everything below receives ``device``;
-# nothing names ``"cuda"`` except code that only CUDA supports.
+# nothing names ``"cuda"`` except code that only CUDA supports. With several
+# GPUs, ``torch.device("cuda", 1)`` (or ``"cuda:1"``) is the second one;
+# plain ``"cuda"`` has no index and means the current one (index 0 unless
+# changed). Making a ``torch.device`` needs no GPU, so the last lines run
+# anywhere.
 import torch
 
 torch.manual_seed(0)
@@ -33,16 +37,11 @@ print(f"accelerators visible: {torch.accelerator.device_count()}")
 if device.type == "cuda":  # CUDA-only queries
     name = torch.cuda.get_device_name(device)
     print(f"{name}, capability {torch.cuda.get_device_capability(device)}")
-# sphinx_gallery_tags = ["intermediate", "gpu"]
-# sphinx_gallery_thumbnail_path = "_static/thumbs/advanced.png"
-
-# %%
-# With several GPUs, ``torch.device("cuda", 1)`` (or ``"cuda:1"``) is the
-# second one; plain ``"cuda"`` has no index and means the current one (index
-# 0 unless changed). Making a ``torch.device`` needs no GPU:
 same = torch.device("cuda", 1) == torch.device("cuda:1")
 print(f'torch.device("cuda", 1) == torch.device("cuda:1"): {same}')
 print(f'torch.device("cuda").index: {torch.device("cuda").index}')
+# sphinx_gallery_tags = ["intermediate", "gpu"]
+# sphinx_gallery_thumbnail_path = "_static/thumbs/advanced.png"
 
 # %%
 # A place to move things to
@@ -51,9 +50,8 @@ print(f'torch.device("cuda").index: {torch.device("cuda").index}')
 # accelerator it is the accelerator. On a CPU-only machine it is ``"meta"``,
 # a device that every PyTorch build has: its tensors have shapes and dtypes
 # but no data, so nothing can be computed with them, but a move to it shows
-# on the printed device like a move to a GPU.
-target = device if device.type != "cpu" else torch.device("meta")
-print(f"moves below go to: {target.type}")
+# on the printed device like a move to a GPU. The code below calls this
+# second device ``target``.
 
 # %%
 # Moving a model: ``Module.to`` works in place
@@ -63,6 +61,9 @@ print(f"moves below go to: {target.type}")
 # plain attribute is neither a parameter nor a buffer, so ``.to`` never sees
 # it.
 from torch import nn
+
+target = device if device.type != "cpu" else torch.device("meta")
+print(f"moves below go to: {target.type}")
 
 
 class Shifted(nn.Module):
@@ -113,9 +114,8 @@ assert scaled.device.type == target.type
 # sphinx_gallery_end_ignore
 
 # %%
-# On ``meta`` the message names the two devices; on a CUDA GPU the same
-# mistake reads "Expected all tensors to be on the same device, but found
-# at least two devices, cuda:0 and cpu!".
+# The message names the two devices; on a CUDA GPU the same mistake raises
+# a message that begins "Expected all tensors to be on the same device".
 #
 # The same error hits a module whose plain attribute was left behind: the
 # model moved, its input moved, ``self.scale`` did not.
