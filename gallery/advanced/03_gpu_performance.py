@@ -129,8 +129,8 @@ print(f"path taken on {device.type}: {kind}, GradScaler: {use_scaler}")
 #
 # What autocast does, seen on the CPU
 # -----------------------------------
-# We look at what autocast does on the CPU, where bfloat16 autocast gives
-# correct results on any CPU (only its speed depends on native support).
+# We look on the CPU, where bfloat16 autocast gives correct results on any
+# CPU (only its speed depends on native support).
 # Other devices follow the same scheme; their op lists differ in detail.
 import torch.nn.functional as F
 from torch import nn
