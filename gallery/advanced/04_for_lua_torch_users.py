@@ -100,8 +100,8 @@ else:
 import matplotlib.pyplot as plt
 
 m = torch.arange(1, 13).reshape(3, 4)
-fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
-ax.imshow(m.numpy(), cmap="Blues", vmin=-6)
+fig, ax = plt.subplots(figsize=(5.5, 3.8), layout="constrained")
+ax.imshow(m.numpy(), cmap="Blues", vmin=-4, vmax=30)
 for i in range(3):
     for j in range(4):
         label = f"{m[i, j].item()}\n[{i}, {j}]\nLua [{i + 1}][{j + 1}]"
