@@ -200,6 +200,8 @@ torch.testing.assert_close(per_row, torch.sigmoid(rows))
 # sphinx_gallery_end_ignore
 
 # %%
+# Per row, the gradient under ``vmap`` equals the sigmoid to rounding.
+#
 # A Function in the combined ``forward(ctx, x)`` style, like the ReLU of
 # :ref:`sphx_glr_lessons_basics_05_custom_functions.py`, works with plain
 # autograd, but ``torch.func`` refuses it:
