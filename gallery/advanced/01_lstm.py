@@ -257,7 +257,8 @@ def lstm_by_steps(cell, points):
 # We compare on the CPU in float64, where both paths do the same arithmetic
 # up to rounding, so a tight tolerance catches any real difference. The copy
 # moves to the CPU first and is cast there: Apple's MPS has no float64, so
-# one ``.to("cpu", torch.float64)`` call on MPS weights fails.
+# one ``.to`` call that changes device and dtype together fails on MPS
+# weights.
 import copy
 
 lstm64 = copy.deepcopy(model.rnn).cpu().double()

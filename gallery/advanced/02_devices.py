@@ -287,8 +287,8 @@ else:
 # %%
 # On a CUDA or XPU GPU the round trip matches a blocking one. Without
 # the ``synchronize`` the CPU could read ``back`` before the copy has written
-# it. ``torch.accelerator.current_stream()`` is the device-generic form of
-# ``torch.cuda.current_stream()``.
+# it. ``torch.accelerator.current_stream()`` is the current stream of
+# whichever accelerator this machine has.
 #
 # Several GPUs in one process: ``nn.DataParallel``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
