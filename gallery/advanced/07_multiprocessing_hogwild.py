@@ -65,14 +65,14 @@ assert t.data_ptr() == shared_address
 # ---------------------------------
 # How a child process starts depends on the platform and Python version
 # (details under "Going deeper"). On macOS and Windows, and on Linux from
-# Python 3.14, the child does not get a copy of the parent: it starts a
-# fresh interpreter and *imports* the parent's script to find the function
-# to run. Two rules make a script work everywhere: define the workers at the
-# top level of a real file, and start them only under
-# ``if __name__ == "__main__":``, so that importing the script starts
-# nothing. Functions defined on this page or in a notebook cannot be
-# imported by a child, so we write the training code to a file, in a
-# temporary folder removed at the end.
+# Python 3.14, the child does not get a copy of the parent: it starts from a
+# fresh interpreter (or a clean server process) and *imports* the parent's
+# script to find the function to run. Two rules make a script work everywhere:
+# define the workers at the top level of a real file, and start them only under
+# ``if __name__ == "__main__":``, so that importing the script starts nothing.
+# Functions defined on this page or in a notebook cannot be imported by a
+# child, so we write the training code to a file, in a temporary folder removed
+# at the end.
 #
 # The script, part 1: data and model
 # ----------------------------------
