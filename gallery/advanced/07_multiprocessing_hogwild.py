@@ -6,6 +6,15 @@ Several processes can train one model at the same time when its parameters
 live in shared memory. This lesson shows what ``share_memory_()`` does and
 how child processes start, then writes a HOGWILD training script, runs it
 with ``python`` and checks that two worker processes trained one model.
+Going deeper: the three ways a child process starts, and the decision
+regions of the trained model.
+
+**You will learn** to put a model's parameters in shared memory, to write
+a training script whose workers start safely under every start method, and
+to check that several processes trained one model.
+
+**You need first** a training loop (:ref:`sphx_glr_lessons_nn_02_optim.py`)
+and Python's ``if __name__ == "__main__":`` idiom.
 """
 
 # %%
@@ -17,10 +26,6 @@ with ``python`` and checks that two worker processes trained one model.
 # at once: in standard CPython only one thread at a time runs Python code.
 # HOGWILD runs one loop per process, started by :mod:`torch.multiprocessing`:
 # Python's :mod:`multiprocessing`, able to send tensors between processes.
-#
-# .. note:: Old code you may meet: Lua Torch ran HOGWILD with its
-#    ``threads`` package. PyTorch uses processes instead, because Python
-#    threads cannot run Python code in parallel.
 import torch
 
 # sphinx_gallery_parallel = False
@@ -38,41 +43,36 @@ print(f"Running on: cpu, {torch.get_num_threads()} intra-op threads")
 # in-place write by any process is seen by all. ``model.share_memory()``
 # does this for every parameter and buffer of a module.
 t = torch.arange(4.0)
-private_address = t.data_ptr()
-assert not t.is_shared()
+private_address = t.data_ptr()  # the address of the tensor's values
+print(f"before: shared {t.is_shared()}")
 t.share_memory_()
 shared_address = t.data_ptr()
+print(f"after:  shared {t.is_shared()}, values {t.tolist()}, ", end="")
+print(f"new address {shared_address != private_address}")
+t.share_memory_()  # already shared: no second copy
+print(f"a second call moved it again: {t.data_ptr() != shared_address}")
+# sphinx_gallery_start_ignore
 assert t.is_shared() and shared_address != private_address
 assert torch.equal(t, torch.arange(4.0))  # the values were copied over
-t.share_memory_()  # already shared: no second copy
 assert t.data_ptr() == shared_address
-print(f"in shared memory: {t.is_shared()}, values: {t.tolist()}")
+# sphinx_gallery_end_ignore
 
 # %%
-# How a child process starts, and why it matters
-# ----------------------------------------------
-# Python has three *start methods*:
+# The values are the same, now at a new, shared address; the second call
+# changed nothing.
 #
-# * ``fork`` (Linux, macOS): the child is a copy-on-write clone of the
-#   parent and already holds every object the parent had. It starts fast,
-#   but only the forking thread exists in the clone, and a child cannot use
-#   CUDA once the parent has initialised it (PyTorch raises "Cannot
-#   re-initialize CUDA in forked subprocess"). Forked workers are fine if
-#   the parent has not initialised CUDA, or if they do not use it.
-# * ``spawn``: the child is a fresh interpreter. It imports the parent's
-#   main script under the name ``__mp_main__`` and receives the function to
-#   run and its arguments by pickling, so the function must be importable.
-# * ``forkserver`` (Linux, macOS): a clean server process forks each child;
-#   the same importability rules as ``spawn``.
-#
-# The default is ``fork`` on Linux up to Python 3.13 and ``forkserver`` from
-# Python 3.14; ``spawn`` on macOS and Windows. So the same code meets
-# different rules on different machines. Code that runs under all three puts
-# its workers at the top level of a script and starts them under
-# ``if __name__ == "__main__":``: a spawned child imports the script, and
-# without the guard it would start workers of its own. Functions defined on
-# this page or in a notebook cannot be imported by a child, so we write the
-# training code to a file, in a temporary folder removed at the end.
+# Where the workers' code must live
+# ---------------------------------
+# How a child process starts depends on the platform and Python version
+# (details under "Going deeper"). On macOS and Windows, and on Linux from
+# Python 3.14, the child does not get a copy of the parent: it starts from a
+# fresh interpreter (or a clean server process) and *imports* the parent's
+# script to find the function to run. Two rules make a script work everywhere:
+# define the workers at the top level of a real file, and start them only under
+# ``if __name__ == "__main__":``, so that importing the script starts nothing.
+# Functions defined on this page or in a notebook cannot be imported by a
+# child, so we write the training code to a file, in a temporary folder removed
+# at the end.
 #
 # The script, part 1: data and model
 # ----------------------------------
@@ -110,11 +110,13 @@ def make_model():
 # Part 2: one HOGWILD worker
 # --------------------------
 # HOGWILD (Niu et al., 2011) runs several SGD loops at once on one set of
-# weights, without locks: the workers overwrite each other's updates. Each
-# step changes the weights only a little, so a worker that read slightly
-# stale weights still moves them in a useful direction. Each worker below
-# trains on its own half of the data with its own optimizer (Adam's running
-# averages stay private); ``opt.step()`` writes into the shared parameters.
+# weights, without locks. Updates mostly add up; only when two workers
+# update the same weight at the same instant can one overwrite the other's
+# change. Each step changes the weights only a little, so a worker that read
+# slightly stale weights still moves them in a useful direction. Each
+# worker below trains on its own half of the data with its own optimizer
+# (Adam's running averages stay private); ``opt.step()`` writes into the
+# shared parameters.
 # One intra-op thread per worker keeps two workers from competing for the
 # same cores. Losses go into a shared tensor, which the parent saves.
 SCRIPT += """
@@ -187,24 +189,22 @@ proc = subprocess.run(
     timeout=300,
 )
 print(proc.stdout + proc.stderr)
+# sphinx_gallery_start_ignore
 assert proc.returncode == 0
-default = "fork" if sys.version_info < (3, 14) else "forkserver"
-expected = "spawn" if sys.platform in ("darwin", "win32") else default
-assert f"start method: {expected}" in proc.stdout
+# sphinx_gallery_end_ignore
 
 # %%
-# The script printed the default start method on this machine, which is the
-# one the assert expects from the list above, and both workers exited with
-# code 0. To rebuild the model here we load the script's definitions with
-# :func:`runpy.run_path` under the name ``__mp_main__``, exactly as a
-# spawned child does: the functions are defined, but the guarded block does
-# not run, so no ``model`` is trained and no workers start. Then the
+# The script printed this machine's default start method, and both workers
+# exited with code 0. To rebuild the model here we load the script's
+# definitions with :func:`runpy.run_path` under the name ``__mp_main__``,
+# exactly as a spawned child does: the functions are defined, but the guarded
+# block does not run, so no ``model`` is trained and no workers start. Then the
 # temporary folder can go.
 import runpy
 import shutil
 
 defs = runpy.run_path(str(script), run_name="__mp_main__")
-assert "train" in defs and "model" not in defs
+print(f"defined: train {'train' in defs}, model {'model' in defs}")
 saved = torch.load(results, weights_only=True)
 shutil.rmtree(folder)
 losses = saved["losses"]
@@ -213,6 +213,9 @@ trained = defs["make_model"]()
 trained.load_state_dict(saved["model"])
 untrained = defs["make_model"]()
 print(f"loaded {losses.shape[0]} workers x {losses.shape[1]} losses")
+# sphinx_gallery_start_ignore
+assert "train" in defs and "model" not in defs
+# sphinx_gallery_end_ignore
 
 # %%
 # Did two processes train one model?
@@ -222,11 +225,7 @@ print(f"loaded {losses.shape[0]} workers x {losses.shape[1]} losses")
 # points the workers never saw: the test loss of the saved weights is below
 # half that of untrained weights, the accuracy is above 80% (a third is
 # chance), and for each worker the median of its last 50 mini-batch losses
-# is below half the median of its first 50. Under ``fork``, weights not in
-# shared memory would be copied on write, and the parent's model would not
-# change. ``spawn`` and ``forkserver`` move the tensors they pass to shared
-# memory anyway; ``share_memory()`` makes the script behave the same under
-# every start method.
+# is below half the median of its first 50.
 import torch.nn.functional as F
 
 trained.eval()
@@ -238,16 +237,28 @@ with torch.no_grad():
     loss_before = F.cross_entropy(untrained(X_test), y_test).item()
 early = losses[:, :50].median(dim=1).values
 late = losses[:, -50:].median(dim=1).values
+print(f"test loss: untrained {loss_before:.3f}, trained {loss_after:.3f}")
+print(f"test accuracy: {accuracy:.1%}")
+print("each worker's late losses below half its early ones: ", end="")
+print(bool(torch.all(late < 0.5 * early)))
+# sphinx_gallery_start_ignore
 assert loss_after < 0.5 * loss_before, (loss_before, loss_after)
 assert accuracy > 0.8, accuracy
 assert torch.all(late < 0.5 * early), (early, late)
-print(f"loss below half of untrained: {loss_after < 0.5 * loss_before}")
-print(f"accuracy above 80%: {accuracy > 0.8}")
+# sphinx_gallery_end_ignore
 
 # %%
-# Each worker's mini-batch loss, smoothed over 25 steps. Both curves fall
-# together although each worker saw only half of the points: each one
-# trains weights that the other keeps improving.
+# The trained model beat the untrained one on fresh test points by a wide
+# margin, and both workers' losses fell: two processes trained one model.
+#
+# Going deeper
+# ------------
+# Optional on a first read: the workers' loss curves, the start methods in
+# detail, and what the trained model learned.
+#
+# The workers' loss curves
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# Each worker's mini-batch loss, smoothed over 25 steps:
 import matplotlib.pyplot as plt
 
 window = 25
@@ -264,9 +275,57 @@ ax.legend()
 fig.tight_layout()
 plt.show()
 
+
 # %%
-# The decision regions of the trained model, with the test points on top:
-# the boundaries follow the arms as they wind outwards.
+# Both curves fall together although each worker saw only half of the
+# points: each improves weights that the other trains too.
+#
+# How a child process starts
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Python has three *start methods*:
+#
+# * ``fork`` (Linux, macOS): the child is a *copy-on-write* clone of the
+#   parent: it shares the parent's memory pages until either process writes to
+#   one, which then gets copied. So it already holds every object the parent
+#   had. It starts fast, but only the forking thread exists in the clone, and a
+#   child cannot use CUDA once the parent has initialised it (PyTorch raises
+#   "Cannot re-initialize CUDA in forked subprocess"). Forked workers are fine
+#   if the parent has not initialised CUDA, or if they do not use it.
+# * ``spawn``: the child is a fresh interpreter. It imports the parent's
+#   main script under the name ``__mp_main__`` and receives the function to
+#   run and its arguments by pickling, so the function must be importable.
+# * ``forkserver`` (Linux, macOS): a clean server process forks each child;
+#   the same importability rules as ``spawn``.
+#
+# The default is ``fork`` on Linux up to Python 3.13 and ``forkserver`` from
+# Python 3.14; ``spawn`` on macOS and Windows. So the same code meets
+# different rules on different machines. Code that runs under all three puts
+# its workers at the top level of a script and starts them under
+# ``if __name__ == "__main__":``. A spawned child imports the script; without
+# the guard it would try to start workers of its own, and Python stops it
+# with a ``RuntimeError`` ("An attempt has been made to start a new process
+# before the current process has finished its bootstrapping phase").
+#
+# The script above printed the start method it ran under. From the list
+# above, it is the default expected for this platform and Python version:
+default = "fork" if sys.version_info < (3, 14) else "forkserver"
+expected = "spawn" if sys.platform in ("darwin", "win32") else default
+print(f"default expected on {sys.platform}, Python ", end="")
+print(f"{sys.version_info.major}.{sys.version_info.minor}: {expected}")
+# sphinx_gallery_start_ignore
+assert f"start method: {expected}" in proc.stdout
+# sphinx_gallery_end_ignore
+
+# %%
+# The start method also decides why ``model.share_memory()`` is needed.
+# Under ``fork``, weights not in shared memory would be copied on the
+# workers' first write, and the parent's model would not change. ``spawn``
+# and ``forkserver`` move the tensors they pass to shared memory anyway;
+# ``share_memory()`` makes the script behave the same under every method.
+#
+# The decision regions of the trained model
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The model's class at every point of a grid, with the test points on top:
 grid = torch.linspace(-1.3, 1.3, 200)
 gx, gy = torch.meshgrid(grid, grid, indexing="xy")
 with torch.no_grad():
@@ -285,18 +344,30 @@ plt.show()
 # sphinx_gallery_thumbnail_number = 2
 
 # %%
-# What to take away
-# -----------------
-# * ``share_memory_()`` copies a tensor into shared memory once; after that,
+# The boundaries follow the arms as they wind outwards.
+#
+# .. dropdown:: Coming from older PyTorch code?
+#
+#    - Sharing a model between threads (Lua Torch's ``threads`` package, or
+#      Python's ``threading``): Python threads cannot run Python code in
+#      parallel, so PyTorch trains from processes.
+#    - ``mp.set_start_method("spawn")`` at import time: it fixes the method
+#      for the whole program and raises ``RuntimeError`` when called a second
+#      time; ``mp.get_context("spawn")`` picks a method for one place
+#      without changing the default.
+#
+# Takeaways
+# ---------
+# - ``share_memory_()`` copies a tensor into shared memory once; after that,
 #   processes that receive it write into the same storage.
-# * HOGWILD trains one shared model from several CPU processes without
-#   locks. For several GPUs or machines, synchronous data parallel training
-#   keeps every replica identical:
-#   :ref:`sphx_glr_lessons_advanced_08_distributed_data_parallel.py`.
-# * The default start method depends on the platform and Python version.
-#   Write workers as top-level functions and start them under
-#   ``if __name__ == "__main__":``, as ``spawn`` and ``forkserver`` require;
-#   this page ran the script under the default method only.
-# * ``DataLoader(num_workers=...)`` starts its workers with the same
-#   machinery and the same defaults:
-#   :ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py`.
+# - HOGWILD trains one shared model from several CPU processes without
+#   locks; each worker keeps its own gradients and optimizer state.
+# - Write workers as top-level functions of a real script and start them
+#   under ``if __name__ == "__main__":``; that works under every start
+#   method (this page ran the script under its machine's default only).
+# - ``DataLoader(num_workers=...)`` starts its workers with the same
+#   machinery: :ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py`.
+#
+# Next, :ref:`sphx_glr_lessons_advanced_08_distributed_data_parallel.py`
+# keeps every replica identical with synchronous data-parallel training,
+# on several GPUs or machines.
