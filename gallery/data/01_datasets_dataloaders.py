@@ -209,7 +209,7 @@ for epoch in range(10):
         print(f"epoch {epoch + 1:2d}: train {t:.4f}, validation {v:.4f}")
 # sphinx_gallery_start_ignore
 assert loss.grad_fn is not None  # the old-code box: Variable cuts the graph
-assert torch.autograd.Variable(loss).grad_fn is None
+assert torch.autograd.Variable(loss).grad_fn is None  # noqa: TID251
 assert history["train"][-1] < 0.1 * history["train"][0]
 assert history["validation"][-1] < 0.4 * history["validation"][0]
 assert history["validation"][-1] > history["train"][-1]
