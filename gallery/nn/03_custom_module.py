@@ -220,8 +220,10 @@ dropped = dropout(ones)
 print(f"train(): values {dropped.unique().tolist()}, ", end="")
 print(f"mean {dropped.mean():.3f}")
 dropout.eval()
-print(f"eval(): output equals input: {torch.equal(dropout(ones), ones)}")
+passed = torch.equal(dropout(ones), ones)
+print(f"eval(): output equals input: {passed}")
 # sphinx_gallery_start_ignore
+assert passed
 assert set(dropped.unique().tolist()) <= {0.0, 2.0}
 assert abs(dropped.mean().item() - 1) < 0.02  # expected value kept
 # sphinx_gallery_end_ignore
@@ -250,13 +252,16 @@ plt.show()
 layers = [nn.Linear(D_in, H), nn.BatchNorm1d(H), nn.ReLU(), nn.Dropout(0.2)]
 model = nn.Sequential(*layers, nn.Linear(H, D_out)).to(device)
 model.train()
-print(f"train(): two calls equal? {torch.equal(model(x), model(x))}")
+same_train = torch.equal(model(x), model(x))
 model.eval()
-print(f"eval():  two calls equal? {torch.equal(model(x), model(x))}")
-print(f"eval() output requires_grad: {model(x).requires_grad}")
+same_eval = torch.equal(model(x), model(x))
+print(f"two calls equal? train(): {same_train}, eval(): {same_eval}")
+tracked = model(x).requires_grad
 with torch.no_grad():
-    print(f"under no_grad: {model(x).requires_grad}")
+    inside = model(x).requires_grad
+print(f"eval() output requires_grad: {tracked}; under no_grad: {inside}")
 # sphinx_gallery_start_ignore
+assert not same_train and same_eval and tracked and not inside
 assert all(not m.training for m in model.modules())
 # sphinx_gallery_end_ignore
 

@@ -137,8 +137,6 @@ print(sorted({type(node).__name__ for node in nodes}))
 # separate deep copies of ``middle_linear``, each with the very same weights,
 # stacked in place of the three reuses. The unrolled net computes the same
 # loss, and each copy receives just the gradient of its own use.
-# ``torch.autograd.grad`` returns those gradients instead of adding them
-# into ``.grad``, so the check leaves the model untouched.
 import copy
 
 repeats = 3
@@ -161,7 +159,8 @@ torch.testing.assert_close(unrolled_loss, loss)
 # %%
 # ``torch.autograd.grad`` returns the gradients of the copies instead of
 # adding them into ``.grad``, so the model's own gradients stay as they
-# are. Printed are the norms (overall sizes) of the weight gradients:
+# are (we keep a copy to check). Printed are the norms (overall sizes) of
+# the weight gradients:
 grads_before = [p.grad.clone() for p in net.parameters()]
 grads = torch.autograd.grad(
     unrolled_loss, [p for layer in copies for p in (layer.weight, layer.bias)]
@@ -301,6 +300,14 @@ assert moved > 0
 # meant cloning modules with tied weights (see
 # :ref:`sphx_glr_lessons_advanced_04_for_lua_torch_users.py`). In PyTorch
 # the graph remembers each use, and reuse is just a second call.
+
+# %%
+# .. dropdown:: Coming from older PyTorch code?
+#
+#    - ``optimizer.zero_grad()`` before PyTorch 2.0 filled gradients with
+#      zeros. Since 2.0 it sets them to ``None`` (``set_to_none=True``), so
+#      SGD skips a parameter the step did not use instead of moving it by
+#      momentum (see "Going deeper").
 
 # %%
 # Takeaways

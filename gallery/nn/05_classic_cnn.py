@@ -101,6 +101,15 @@ for conv in (
     # sphinx_gallery_start_ignore
     assert shape[-1] == (32 + 2 * conv.padding[0] - 5) // conv.stride[0] + 1
     # sphinx_gallery_end_ignore
+# sphinx_gallery_start_ignore
+torch.testing.assert_close(  # an output channel sums over input channels
+    F.conv2d(torch.arange(50.0).view(1, 2, 5, 5), torch.ones(1, 2, 3, 3)),
+    F.conv2d(torch.arange(25.0).view(1, 1, 5, 5), torch.ones(1, 1, 3, 3))
+    + F.conv2d(
+        torch.arange(25.0, 50.0).view(1, 1, 5, 5), torch.ones(1, 1, 3, 3)
+    ),
+)
+# sphinx_gallery_end_ignore
 
 
 # %%
