@@ -6,12 +6,21 @@ Writing your own nn.Module
 inputs, a depth decided at run time) is written as a subclass of ``nn.Module``.
 This lesson rewrites the two-layer network that way, freezes part of it, looks
 at what a module registers (and what it silently does not) and at how
-``train()`` and ``eval()`` switch dropout and batch normalisation.
+``train()`` and ``eval()`` switch layers such as dropout.
+
+**You will learn** to write a module's ``__init__`` and ``forward``, to
+freeze layers, to register sub-layers and tensors so that they are saved and
+moved with the model (``nn.ModuleList``, buffers), and to switch between
+training and evaluation mode.
+
+**You need first** :ref:`sphx_glr_lessons_nn_02_optim.py`.
 """
 
 # %%
 # Same data as before
 # -------------------
+# The data of :ref:`sphx_glr_lessons_nn_01_nn_package.py`: random inputs
+# and targets, drawn with the same seed.
 import torch
 from torch import nn
 
@@ -51,19 +60,18 @@ net = TwoLayerNet(D_in, H, D_out).to(device)
 print(net)
 print(list(net.state_dict()))
 seq = nn.Sequential(net.linear1, nn.ReLU(), net.linear2)  # the layout of 01
+gap = (seq(x) - net(x)).abs().max().item()
+print(f"largest gap between the class and a Sequential: {gap:.1e}")
+# sphinx_gallery_start_ignore
 torch.testing.assert_close(seq(x), net(x))
+# sphinx_gallery_end_ignore
 
 # %%
 # ``print`` lists the registered submodules; ``named_parameters()`` and
-# ``state_dict()`` use the attribute names. Under other names it is the network
-# of :ref:`sphx_glr_lessons_nn_01_nn_package.py`: in a ``Sequential`` the same
-# layers give the same output.
+# ``state_dict()`` use the attribute names. Under other names it is the
+# network of :ref:`sphx_glr_lessons_nn_01_nn_package.py`: in a
+# ``Sequential`` the same layers give the same output.
 #
-# .. note:: Old code you may meet: ``super(TwoLayerNet, self).__init__()``.
-#    Python 3 lets you write ``super().__init__()``; the long form repeats the
-#    class name, which must then change whenever the class is renamed.
-
-# %%
 # Training it
 # -----------
 # Because ``net.parameters()`` finds every registered parameter, the
@@ -79,7 +87,9 @@ for t in range(300):
     loss.backward()
     optimizer.step()
 print(f"loss: step 0 {losses[0]:.4g}, step 299 {losses[-1]:.4g}")
+# sphinx_gallery_start_ignore
 assert losses[-1] < 1e-3 * losses[0]
+# sphinx_gallery_end_ignore
 
 # %%
 # Freezing part of a model
@@ -87,14 +97,15 @@ assert losses[-1] < 1e-3 * losses[0]
 # To fine-tune only the last layer (say, on new targets), switch off
 # gradients for the first: ``module.requires_grad_(False)`` does it for
 # every parameter of that submodule. Autograd then computes no gradient for
-# them, and an optimizer built over the *trainable* parameters only keeps no
-# state for the frozen ones and never touches them.
-net.zero_grad()  # drop the gradients left by the first training
+# them, and an optimizer built over the *trainable* parameters only never
+# touches them. Freezing does not clear a gradient that is already there,
+# so we clear the ones left by the first training with ``zero_grad()``.
+net.zero_grad()
 net.linear1.requires_grad_(False)
 trainable = [p for p in net.parameters() if p.requires_grad]
 optimizer = torch.optim.SGD(trainable, lr=1e-4, momentum=0.9)
 frozen_before = net.linear1.weight.detach().clone()
-head_before = net.linear2.weight.detach().clone()
+print(f"trainable tensors: {len(trainable)} of {len(list(net.parameters()))}")
 
 # %%
 # Training on new targets then moves only ``linear2``.
@@ -106,22 +117,32 @@ for t in range(100):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-assert len(trainable) == 2  # linear2.weight and linear2.bias
-assert net.linear1.weight.grad is None  # no gradient was computed
-assert torch.equal(net.linear1.weight, frozen_before)
-assert not torch.equal(net.linear2.weight, head_before)
-assert new_losses[-1] < 0.5 * new_losses[0]
 print(f"new targets: loss {new_losses[0]:.4g} -> {new_losses[-1]:.4g}")
+unchanged = torch.equal(net.linear1.weight, frozen_before)
+print(f"linear1 unchanged: {unchanged}, its grad: {net.linear1.weight.grad}")
+# sphinx_gallery_start_ignore
+assert len(trainable) == 2  # linear2.weight and linear2.bias
+assert unchanged and net.linear1.weight.grad is None
+assert new_losses[-1] < 0.5 * new_losses[0]
+# sphinx_gallery_end_ignore
 
 
 # %%
+# The loss on the new targets falls while ``linear1`` keeps its weights and
+# never even gets a gradient.
+#
 # What gets registered, and what does not
 # ---------------------------------------
-# Assigning an ``nn.Module`` or ``nn.Parameter`` to an attribute registers it;
-# anything else, unless it replaces a registered buffer, stays a plain
-# attribute. So a **plain tensor** (a mask, a scale) is not saved or converted,
-# and a **Python list of layers** hides them from ``parameters()``, the state
-# dict and ``.to(...)``. The fixes: ``register_buffer`` and ``nn.ModuleList``.
+# Assigning an ``nn.Module`` or an ``nn.Parameter`` to an attribute
+# registers it. A *buffer* is a tensor the module saves and moves with its
+# parameters but does not train (a mask, a scale, running statistics); it
+# is registered with ``register_buffer`` (or, since PyTorch 2.5, by
+# assigning an ``nn.Buffer``). A **plain tensor** assigned to a new name
+# stays a plain attribute: it is not saved or converted. And a **Python
+# list of layers** hides them from ``parameters()``, the state dict and
+# ``.to(...)``; ``nn.ModuleList`` registers them. The base class below holds
+# the ``forward``; each subclass sets ``self.blocks`` and ``self.scale`` in
+# its own ``__init__``, one carelessly and one properly.
 class Stack(nn.Module):
     def forward(self, h):
         for block in self.blocks:
@@ -144,60 +165,78 @@ class RegisteredStack(Stack):
 
 
 # %%
-# The two classes differ only in how ``__init__`` stores the same parts. The
-# forgetful one has no parameters and an empty state dict; in the other,
-# the buffer ``scale`` is saved but not trained.
+# The two classes differ only in how ``__init__`` stores the same parts:
 forgetful, registered = ForgetfulStack(), RegisteredStack()
 for model in (forgetful, registered):
-    print(f"{type(model).__name__}: state_dict {list(model.state_dict())}")
+    n_params = len(list(model.parameters()))
+    print(f"{type(model).__name__}: {n_params} parameters, ", end="")
+    print(f"state_dict {list(model.state_dict())}")
+# sphinx_gallery_start_ignore
 assert list(forgetful.parameters()) == [] and forgetful.state_dict() == {}
 assert len(list(registered.parameters())) == 4
 assert "scale" in registered.state_dict()
 assert "scale" not in dict(registered.named_parameters())
+# sphinx_gallery_end_ignore
 
 # %%
+# The forgetful one has no parameters and an empty state dict: saving it
+# saves nothing, and an optimizer over its ``parameters()`` would train
+# nothing. In the other, the buffer ``scale`` is saved but not trained.
+#
 # Converting shows the difference (on an accelerator the trap is
 # ``.to(device)``; ``float64`` shows it anywhere): the registered module
 # converts everything, the forgetful one nothing, and then fails.
 forgetful.to(torch.float64)
 registered.to(torch.float64)
 h = torch.randn(N, H, dtype=torch.float64)
-assert registered(h).dtype == registered.scale.dtype == torch.float64
+out = registered(h)
+print(f"registered: output {out.dtype}, scale {registered.scale.dtype}")
 w = forgetful.blocks[0].weight
-assert w.dtype == forgetful.scale.dtype == torch.float32
+print(f"forgetful: weight {w.dtype}, scale {forgetful.scale.dtype}")
 try:
     forgetful(h)
 except RuntimeError as err:
     print(f"raised RuntimeError: {str(err).splitlines()[0]}")
 else:
     raise AssertionError("float32 layers should have rejected float64 input")
+# sphinx_gallery_start_ignore
+assert out.dtype == registered.scale.dtype == torch.float64
+assert w.dtype == forgetful.scale.dtype == torch.float32
+# sphinx_gallery_end_ignore
 
 # %%
 # Training mode and evaluation mode
 # ---------------------------------
-# Some layers behave differently while training. **Dropout** zeroes each input
-# with probability ``p`` and scales the rest by :math:`1/(1-p)`, keeping the
-# expected value (for ``p=0.5`` about half are zeroed, the rest doubled); in
-# evaluation mode it passes its input through. ``train()`` and ``eval()`` set
-# the ``training`` flag of a module and all its children.
+# Some layers behave differently while training. **Dropout** zeroes each
+# input with probability ``p`` and scales the rest by :math:`1/(1-p)`,
+# keeping the expected value; in evaluation mode it passes its input
+# through. ``train()`` and ``eval()`` set the ``training`` flag of a module
+# and all its children.
 dropout = nn.Dropout(p=0.5)
 ones = torch.ones(1000, 100, device=device)
 
 dropout.train()
 dropped = dropout(ones)
+print(f"train(): values {dropped.unique().tolist()}, ", end="")
+print(f"mean {dropped.mean():.3f}")
+dropout.eval()
+passed = torch.equal(dropout(ones), ones)
+print(f"eval(): output equals input: {passed}")
+# sphinx_gallery_start_ignore
+assert passed
 assert set(dropped.unique().tolist()) <= {0.0, 2.0}
 assert abs(dropped.mean().item() - 1) < 0.02  # expected value kept
-dropout.eval()
-assert torch.equal(dropout(ones), ones)
+# sphinx_gallery_end_ignore
 
 # %%
-# A corner of both outputs, 12 samples by 30 features:
+# With ``p=0.5`` about half the ones became 0 and the rest 2, so the mean
+# stays close to 1. A corner of both outputs, 12 samples by 30 features:
 import matplotlib.pyplot as plt
 
 shown = {"train(): zeroed or doubled": dropped, "eval(): passed through": ones}
 fig, axes = plt.subplots(1, 2, figsize=(8, 2.6), sharey=True)
 for ax, (title, values) in zip(axes, shown.items()):
-    image = ax.imshow(values[:12, :30].cpu(), vmin=0, vmax=2)
+    image = ax.imshow(values[:12, :30].cpu().numpy(), vmin=0, vmax=2)
     ax.set_title(title)
     ax.set_xlabel("feature")
 axes[0].set_ylabel("sample")
@@ -205,45 +244,101 @@ fig.colorbar(image, ax=axes, label="output of nn.Dropout(p=0.5)")
 plt.show()
 
 # %%
-# **Batch normalisation** standardises each feature. In training mode it uses
-# the batch's mean and variance and updates running averages of them: buffers
-# that start at 0 and 1, with momentum 0.1 (the variance tracked is the
-# unbiased one). In evaluation mode it uses the running averages and leaves
-# them alone, so a sample's output no longer depends on the rest of the batch.
+# In a whole model one call switches every layer. Two forward passes in
+# training mode differ (new dropout masks); in evaluation mode they are
+# identical. ``eval()`` does **not** turn off gradient tracking: for
+# inference, also run the model inside ``torch.no_grad()`` (or
+# ``torch.inference_mode()``, a stricter and slightly faster variant).
+layers = [nn.Linear(D_in, H), nn.BatchNorm1d(H), nn.ReLU(), nn.Dropout(0.2)]
+model = nn.Sequential(*layers, nn.Linear(H, D_out)).to(device)
+model.train()
+same_train = torch.equal(model(x), model(x))
+model.eval()
+same_eval = torch.equal(model(x), model(x))
+print(f"two calls equal? train(): {same_train}, eval(): {same_eval}")
+tracked = model(x).requires_grad
+with torch.no_grad():
+    inside = model(x).requires_grad
+print(f"eval() output requires_grad: {tracked}; under no_grad: {inside}")
+# sphinx_gallery_start_ignore
+assert not same_train and same_eval and tracked and not inside
+assert all(not m.training for m in model.modules())
+# sphinx_gallery_end_ignore
+
+# %%
+# The model above also holds a ``BatchNorm1d`` layer, the other common layer
+# that depends on the mode ("Going deeper" shows how).
+#
+# Going deeper
+# ------------
+# Optional on a first read: what batch normalisation does in each mode.
+#
+# Batch normalisation
+# ~~~~~~~~~~~~~~~~~~~
+# **Batch normalisation** standardises each feature. In training mode it
+# uses the batch's mean and variance and updates running averages of them:
+# buffers that start at 0 and 1 and move 10% of the way to each batch's
+# values (``momentum=0.1``). In evaluation mode it uses the running
+# averages and leaves them alone, so a sample's output no longer depends on
+# the rest of the batch.
 bn = nn.BatchNorm1d(H).to(device)
 batch = 3 + 2 * torch.randn(N, H).to(device)  # features: mean 3, std 2
 bn.train()
 out = bn(batch)
-mean, var = out.mean(dim=0), out.var(dim=0, correction=0)
+mean, std = out.mean(dim=0), out.std(dim=0, correction=0)
+print(f"train(): output mean {mean.abs().max():.1e} at most, ", end="")
+print(f"std {std.mean():.3f} on average")
+print(f"running_mean after one batch: {bn.running_mean.mean():.3f} on average")
+# sphinx_gallery_start_ignore
 torch.testing.assert_close(mean, torch.zeros_like(mean), atol=1e-5, rtol=0)
-torch.testing.assert_close(var, torch.ones_like(var), atol=1e-3, rtol=0)
+torch.testing.assert_close(std**2, torch.ones_like(std), atol=1e-3, rtol=0)
 torch.testing.assert_close(bn.running_mean, 0.1 * batch.mean(dim=0))
 torch.testing.assert_close(bn.running_var, 0.9 + 0.1 * batch.var(dim=0))
+# sphinx_gallery_end_ignore
 
+# %%
+# Each output feature has mean 0 and standard deviation 1 over the batch,
+# and the running mean moved a tenth of the way from 0 towards 3. (The
+# running variance tracks the batch's *unbiased* variance, divided by
+# ``N - 1``.) In evaluation mode one sample alone gets the output it gets
+# inside the batch:
 bn.eval()
 before = bn.running_mean.clone()
 out_eval = bn(batch)
-torch.testing.assert_close(bn.running_mean, before)  # left alone
-scale = torch.sqrt(bn.running_var + bn.eps)
-expected = (batch - bn.running_mean) / scale * bn.weight + bn.bias
-torch.testing.assert_close(out_eval, expected)
-torch.testing.assert_close(bn(batch[:1]), out_eval[:1])  # one sample alone
-print("buffers of BatchNorm1d:", [name for name, _ in bn.named_buffers()])
+alone = bn(batch[:1])
+print("eval(): sample alone vs in batch, largest gap ", end="")
+print(f"{(alone - out_eval[:1]).abs().max():.1e}")
+kept = torch.equal(bn.running_mean, before)
+print(f"running_mean left alone in eval(): {kept}")
+# sphinx_gallery_start_ignore
+assert kept
+torch.testing.assert_close(alone, out_eval[:1])
+torch.testing.assert_close(
+    out_eval,
+    (batch - bn.running_mean) / torch.sqrt(bn.running_var + bn.eps) * bn.weight
+    + bn.bias,
+)
+# sphinx_gallery_end_ignore
 
 # %%
-# In a whole model one call switches every layer. Two forward passes in
-# training mode differ (new dropout masks); in evaluation mode they are
-# identical. ``eval()`` does **not** turn off gradient tracking: for
-# inference, also wrap the call in ``torch.no_grad()``.
-layers = [nn.Linear(D_in, H), nn.BatchNorm1d(H), nn.ReLU(), nn.Dropout(0.2)]
-model = nn.Sequential(*layers, nn.Linear(H, D_out)).to(device)
-model.train()
-assert not torch.equal(model(x), model(x))
+# .. dropdown:: Coming from older PyTorch code?
+#
+#    - ``super(TwoLayerNet, self).__init__()``: Python 3 lets you write
+#      ``super().__init__()``; the long form repeats the class name, which
+#      must then change whenever the class is renamed.
 
-model.eval()
-assert all(not m.training for m in model.modules())
-assert torch.equal(model(x), model(x))
-assert model(x).requires_grad  # eval() alone still records the graph
-with torch.no_grad():
-    assert not model(x).requires_grad
-print("train(): outputs vary between calls; eval(): outputs repeat exactly")
+# %%
+# Takeaways
+# ---------
+# - A module creates its parts in ``__init__`` and combines them in
+#   ``forward``; autograd provides the backward pass.
+# - Only modules, parameters and buffers assigned as attributes are
+#   registered: use ``nn.ModuleList`` for lists of layers and
+#   ``register_buffer`` for tensors that should be saved and moved.
+# - ``requires_grad_(False)`` freezes layers; give the optimizer only the
+#   trainable parameters.
+# - ``train()`` and ``eval()`` switch dropout and batch normalisation;
+#   ``eval()`` does not stop gradient tracking.
+#
+# Next, :ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py` feeds a
+# model real datasets in shuffled mini-batches.

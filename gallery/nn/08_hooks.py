@@ -7,7 +7,15 @@ tensor's forward or backward pass: it watches, or even changes, what flows
 through a network without editing its ``forward``. This lesson covers forward
 pre-hooks, forward hooks, full backward hooks and tensor hooks, removing them,
 and three uses: feature maps, gradient sizes per layer, and changing
-gradients on their way back.
+gradients on their way back. Optional on a first read: the core path goes on
+with :ref:`sphx_glr_lessons_nn_07_cifar10_classifier.py`.
+
+**You will learn** to watch and change what flows through a module with
+forward hooks, forward pre-hooks, full backward hooks and tensor hooks, to
+remove hooks with their handles, and to capture a layer's feature maps.
+
+**You need first** :ref:`sphx_glr_lessons_nn_05_classic_cnn.py` and
+:ref:`sphx_glr_lessons_basics_04_autograd.py`.
 """
 
 # %%
@@ -75,7 +83,10 @@ print(f"image {tuple(image.shape)}")
 # positional inputs). It returns a *handle*: ``remove()`` detaches the hook,
 # and as a context manager it removes the hook on exit. A value the hook
 # *returns* replaces the module's output: below, ``fc2``'s becomes zeros.
-model.eval()  # we evaluate the model; no layer here depends on the mode
+# The model stays in evaluation mode for the whole lesson: no layer here
+# depends on the mode, and backward works in either mode (see
+# :ref:`sphx_glr_lessons_nn_03_custom_module.py`).
+model.eval()
 calls = []
 
 
@@ -91,14 +102,17 @@ with torch.no_grad():  # hooks fire with or without autograd
     handle.remove()
     with model.fc2.register_forward_hook(lambda m, args, out: out * 0):
         zeroed = model(image)  # a second pass
-assert calls == [model.conv2]  # the second pass did not call report
+print(f"report was called {len(calls)} time(s)")
 print(f"fc2 hooked: {zeroed.count_nonzero()} nonzero scores of 10")
+# sphinx_gallery_start_ignore
+assert calls == [model.conv2]  # the second pass did not call report
 assert not zeroed.any()
+# sphinx_gallery_end_ignore
 
 
 # %%
-# .. note:: Old code you may meet: ``output.data.norm()`` in hooks. ``.data``
-#    dates from ``Variable``; use the tensor (``.detach()`` it to keep it).
+# ``report`` ran once, in the first pass: the second pass came after
+# ``remove()``. In that pass the lambda's zeros replaced ``fc2``'s output.
 #
 # Forward pre-hooks
 # -----------------
@@ -114,9 +128,16 @@ with torch.no_grad():
         hooked = model(image)
     plain = model(image)  # the hook is gone again
     by_hand = model((image - image.mean()) / image.std())
+print(f"hooked vs standardized by hand: {(hooked - by_hand).abs().max():.1e}")
+print(f"hooked vs plain:                {(hooked - plain).abs().max():.1e}")
+# sphinx_gallery_start_ignore
 torch.testing.assert_close(hooked, by_hand)
 assert not torch.allclose(hooked, plain)
-print("with the pre-hook, the model saw the standardized image")
+# sphinx_gallery_end_ignore
+
+# %%
+# With the pre-hook, the model gives what it gives for the image
+# standardized by hand, and not what it gives for the plain image.
 
 # %%
 # Tensor hooks
@@ -125,21 +146,33 @@ print("with the pre-hook, the model saw the standardized image")
 # them and throws them away; only leaves such as parameters keep a ``.grad``
 # (unless you call ``retain_grad()``). ``tensor.register_hook(fn)`` calls
 # ``fn(grad)`` when that gradient is ready; a tensor it returns replaces the
-# gradient from there on back. Here ``print`` only looks, ``cap`` caps at 5.
+# gradient from there on back. A first hook only looks at the gradient
+# arriving at ``b = a * a``:
 a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 weights = torch.tensor([1.0, 10.0, 100.0])
-look, cap = print, lambda grad: grad.clamp(max=5.0)
-for hook, reaching_b in ((look, weights), (cap, torch.tensor([1.0, 5, 5]))):
-    a.grad = None
-    b = a * a  # an intermediate tensor
-    b.register_hook(hook)
-    (weights * b).sum().backward()
-    print(f"a.grad = {a.grad.tolist()}")
-    torch.testing.assert_close(a.grad, 2 * a.detach() * reaching_b)
+b = a * a  # an intermediate tensor
+b.register_hook(lambda grad: print(f"gradient reaching b: {grad.tolist()}"))
+(weights * b).sum().backward()
+print(f"a.grad = {a.grad.tolist()}")
+# sphinx_gallery_start_ignore
+torch.testing.assert_close(a.grad, 2 * a.detach() * weights)
+# sphinx_gallery_end_ignore
 
 # %%
-# Without the cap, ``a.grad`` is ``2 * a * weights``; with it, the
-# gradient reaching ``b`` is ``[1, 5, 5]`` instead of ``[1, 10, 100]``.
+# The gradient reaching ``b`` is ``weights``, and ``a.grad`` is
+# ``2 * a * weights``. A second hook caps the gradient at 5 on its way back:
+a.grad = None
+b = a * a
+b.register_hook(lambda grad: grad.clamp(max=5.0))
+(weights * b).sum().backward()
+print(f"a.grad = {a.grad.tolist()}")
+# sphinx_gallery_start_ignore
+torch.testing.assert_close(a.grad, 2 * a.detach() * torch.tensor([1.0, 5, 5]))
+# sphinx_gallery_end_ignore
+
+# %%
+# With the cap, the gradient reaching ``b`` is ``[1, 5, 5]`` instead of
+# ``[1, 10, 100]``, and ``a.grad`` follows.
 #
 # Full backward hooks
 # -------------------
@@ -161,38 +194,27 @@ def watch_output(module, args, output):
 
 
 criterion, label = nn.CrossEntropyLoss(), torch.tensor([3], device=device)
-model.train()  # back to training mode for the backward passes
 with (
     model.conv2.register_full_backward_hook(save_grads),
     model.conv2.register_forward_hook(watch_output),
 ):
     criterion(model(image), label).backward()  # label 3: arbitrary
+for name, grad in seen.items():
+    print(f"{name:12s} shape {tuple(grad.shape)}, norm {grad.norm():.3e}")
+# sphinx_gallery_start_ignore
 torch.testing.assert_close(seen["grad_output"], seen["tensor_hook"])
 assert seen["grad_output"].shape == (1, 12, 128, 128)  # conv2's output
 assert seen["grad_input"].shape == (1, 5, 128, 128)  # conv2's input
+# sphinx_gallery_end_ignore
 
 # %%
-# Two rules come with full backward hooks. The documentation forbids
-# modifying the module's inputs or outputs in place (no
-# ``nn.ReLU(inplace=True)`` right after it). And if no input of the module
-# requires a gradient, as for ``conv1`` fed the photo, ``grad_input`` holds
-# ``None`` and PyTorch warns (so in Use 2, ``conv1``'s input requires one):
-import warnings
-
-with model.conv1.register_full_backward_hook(save_grads):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        criterion(model(image), label).backward()
-message = str(caught[0].message).split(". ")[0]
-print(f"warned {caught[0].category.__name__}: {message}.")
-assert caught[0].category is UserWarning and seen["grad_input"] is None
-assert "no inputs require gradients" in message
+# ``grad_output`` has the shape of ``conv2``'s output (12 channels) and
+# equals what the tensor hook saw; ``grad_input`` has the shape of its
+# input (5 channels). The loss, ``nn.CrossEntropyLoss``, scores ten class
+# scores against a label; :ref:`sphx_glr_lessons_nn_07_cifar10_classifier.py`
+# explains it. Here it is only something to backpropagate from.
 
 # %%
-# .. note:: Old code you may meet: ``module.register_backward_hook(fn)``,
-#    deprecated for ``register_full_backward_hook``: it hooked the module's
-#    last operation, so ``grad_input`` could hold the wrong tensors.
-#
 # Use 1: capturing activations for plots
 # --------------------------------------
 # A forward hook that stores the output, detached from the graph, is a
@@ -205,10 +227,12 @@ def save_output(module, args, output):
     activations[module] = output.detach()
 
 
-model.eval()
 with model.conv1.register_forward_hook(save_output), torch.no_grad():
     model(image)
+print(f"captured: {tuple(activations[model.conv1].shape)}")
+# sphinx_gallery_start_ignore
 assert activations[model.conv1].shape == (1, 5, 256, 256)
+# sphinx_gallery_end_ignore
 
 # %%
 # One map per hand-made filter. The edge detectors' weights sum to zero, so
@@ -240,14 +264,44 @@ plt.show()
 # says which side is brighter, the Laplacian keeps only fine detail, and
 # blur and sharpen look like the photo itself.
 #
+# Going deeper
+# ------------
+# Optional on a first read: two rules of full backward hooks, and two more
+# uses: measuring gradients per layer and changing them in flight.
+#
+# Two rules of full backward hooks
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The documentation forbids
+# modifying the module's inputs or outputs in place (no
+# ``nn.ReLU(inplace=True)`` right after it). And if no input of the module
+# requires a gradient, as for ``conv1`` fed the photo, ``grad_input`` holds
+# ``None`` and PyTorch warns (so in Use 2 below, ``conv1``'s input will
+# require one):
+import warnings
+
+with model.conv1.register_full_backward_hook(save_grads):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        criterion(model(image), label).backward()
+message = str(caught[0].message).split(". ")[0]
+print(f"warned {caught[0].category.__name__}: {message}.")
+print(f"grad_input[0] seen by the hook: {seen['grad_input']}")
+# sphinx_gallery_start_ignore
+assert caught[0].category is UserWarning and seen["grad_input"] is None
+assert "no inputs require gradients" in message
+# sphinx_gallery_end_ignore
+
+
+# %%
 # Use 2: gradient norms per layer
-# -------------------------------
-# Full backward hooks record how large the gradient arriving at each
-# layer's output is; comparing these across layers is a quick check for
-# vanishing or exploding gradients. The batch is 16 random 128x128 crops of
-# the photo with random labels (the net is untrained anyway). The hooks are
-# registered input side first, but fill the dictionary in the opposite
-# order: backward runs from the loss towards the input.
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Full backward hooks can record how large the gradient arriving at each
+# layer's output is. The batch is 16 random 128x128 crops of the photo with
+# random labels (the net is untrained anyway). The hooks are registered
+# input side first, but fill the dictionary in the opposite order: backward
+# runs from the loss towards the input. A whole tensor's norm grows with
+# its size, so we also record the root mean square per element,
+# ``norm / sqrt(numel)``.
 rows, cols = torch.randint(0, 128, (2, 16)).tolist()
 crops = torch.stack(
     [image[0, :, r : r + 128, c : c + 128] for r, c in zip(rows, cols)]
@@ -257,24 +311,41 @@ grad_norms = {}
 
 
 def save_grad_norm(module, grad_input, grad_output):
-    grad_norms[names[module]] = grad_output[0].norm().item()
+    g = grad_output[0]
+    grad_norms[names[module]] = (g.numel(), g.norm().item())
 
 
 layers = ["conv1", "conv2", "fc1", "fc2"]
 names = {getattr(model, name): name for name in layers}
 handles = [m.register_full_backward_hook(save_grad_norm) for m in names]
-model.train()
 model.zero_grad()
 criterion(model(crops), targets).backward()
 for h in handles:
     h.remove()
 for name in layers:
-    print(f"{name:5s} |dL/d output| {grad_norms[name]:.2e}")
+    numel, norm = grad_norms[name]
+    print(f"{name:5s} {numel:9,d} numbers, norm {norm:.2e}, ", end="")
+    print(f"per element {norm / numel**0.5:.1e}")
+# sphinx_gallery_start_ignore
 assert list(grad_norms) == layers[::-1]  # fc2 first, conv1 last
+assert all(  # per element: smaller at every layer closer to the input
+    grad_norms[a][1] / grad_norms[a][0] ** 0.5
+    < grad_norms[b][1] / grad_norms[b][0] ** 0.5
+    for a, b in zip(layers, layers[1:])
+)
+# sphinx_gallery_end_ignore
+
+# %%
+# From ``fc2`` back to ``conv1`` the gradient is spread over ever more
+# numbers, and per element it becomes far smaller. Such numbers describe one
+# batch of one untrained network; whether gradients vanish or explode shows
+# in how they change over training. A common check that needs no hook is
+# each parameter's ``p.grad.norm() / p.norm()``, the relative size of the
+# step it is about to take.
 
 # %%
 # Use 3: changing gradients in flight
-# -----------------------------------
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # A full backward hook may return a replacement for ``grad_input``. Halving
 # what ``conv2`` sends back halves every gradient below it (``conv1``),
 # while ``conv2``'s own weight gradient, computed from ``grad_output``,
@@ -289,11 +360,38 @@ def halve(module, grad_input, grad_output):
 with model.conv2.register_full_backward_hook(halve):
     model.zero_grad()
     criterion(model(crops), targets).backward()
+for name in ("conv1.weight", "conv2.weight"):
+    after = dict(model.named_parameters())[name].grad
+    print(f"{name}: grad norm {before[name].norm():.3e} -> {after.norm():.3e}")
+# sphinx_gallery_start_ignore
 torch.testing.assert_close(2 * model.conv1.weight.grad, before["conv1.weight"])
 torch.testing.assert_close(model.conv2.weight.grad, before["conv2.weight"])
-print("conv1's gradient halved, conv2's unchanged")
+# sphinx_gallery_end_ignore
 
 # %%
-# Every registration returns a handle: call ``remove()`` or use it in a
-# ``with`` block, or hooks keep firing (and keep what they capture alive).
-# More on the autograd graph: :ref:`sphx_glr_lessons_basics_04_autograd.py`.
+# ``conv1``'s gradient is halved, ``conv2``'s is unchanged.
+
+# %%
+# .. dropdown:: Coming from older PyTorch code?
+#
+#    - ``output.data.norm()`` in hooks: ``.data`` dates from ``Variable``;
+#      use the tensor itself (``.detach()`` it to keep it).
+#    - ``module.register_backward_hook(fn)``: deprecated for
+#      ``register_full_backward_hook``. It hooked only the module's last
+#      operation, so ``grad_input`` could hold the wrong tensors.
+
+# %%
+# Takeaways
+# ---------
+# - A forward hook sees (and may replace) a module's output; a forward
+#   pre-hook sees (and may replace) its inputs.
+# - A tensor hook sees the gradient of one tensor, and may replace it; a
+#   full backward hook sees the gradients at a module's outputs and inputs.
+# - Every registration returns a handle: call ``remove()`` or use it in a
+#   ``with`` block, or hooks keep firing (and keep what they capture alive).
+# - A forward hook that stores ``output.detach()`` captures feature maps
+#   without editing ``forward``.
+#
+# Next, :ref:`sphx_glr_lessons_basics_05_custom_functions.py` goes one step
+# further than changing gradients in flight: it defines an operation's
+# backward itself.
