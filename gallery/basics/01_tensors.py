@@ -62,7 +62,8 @@ assert typed.dtype == torch.int64
 # fill it before use (``fill_`` is explained below).
 e = torch.empty(2, 3)
 print(f"empty: shape={tuple(e.shape)}, dtype={e.dtype}")
-print(f"after fill_(0.5):\n{e.fill_(0.5)}")
+e.fill_(0.5)
+print(f"after fill_(0.5):\n{e}")
 # sphinx_gallery_start_ignore
 assert torch.all(e == 0.5)
 # sphinx_gallery_end_ignore
@@ -352,12 +353,12 @@ assert split.stride() == (2, 1, 4) and grid[0, 0] == 100
 # %%
 # Promotion in full
 # ~~~~~~~~~~~~~~~~~
-# Between tensors with dimensions, the result is a dtype that can hold both
-# operands' kinds of value: the wider one, or a third (``uint8`` with
-# ``int8`` gives ``int16``). A Python number, or a 0-dim tensor, of the same
-# category as a tensor with dimensions does not widen it. The unsigned types
-# ``uint16``, ``uint32`` and ``uint64`` are the exception: they do not
-# promote with signed integers at all.
+# Between tensors with dimensions of the same category, the result is a
+# dtype that can hold both operands' values: the wider one, or a third
+# (``uint8`` with ``int8`` gives ``int16``). A Python number, or a 0-dim
+# tensor, of the same category as a tensor with dimensions does not widen
+# it. The unsigned types ``uint16``, ``uint32`` and ``uint64`` are the
+# exception: mixing them with another integer dtype raises an error.
 u8 = torch.tensor([200], dtype=torch.uint8)
 i8 = torch.tensor([-1], dtype=torch.int8)
 print(f"uint8 + int8 -> {(u8 + i8).dtype}, value {(u8 + i8).item()}")
