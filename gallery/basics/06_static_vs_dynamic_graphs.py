@@ -249,11 +249,10 @@ for (_, tf_out), torch_out in zip(tf_runs, torch_outs):
 # sphinx_gallery_end_ignore
 
 # %%
-# One fixed, finalized graph served every depth, and its outputs equal
-# PyTorch's up to rounding (relative tolerance :math:`10^{-10}`). The
-# PyTorch version needed no special loop operation: in eager mode, the mode
-# of every lesson so far, the loop is plain Python, and its condition is a
-# Python ``bool`` computed from the data at each step.
+# One fixed, finalized graph served every depth, the same depths PyTorch's
+# loop took. The PyTorch version needed no special loop operation: in eager
+# mode, the mode of every lesson so far, the loop is plain Python, and its
+# condition is a Python ``bool`` computed from the data at each step.
 #
 # Going deeper
 # ------------
