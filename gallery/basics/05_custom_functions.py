@@ -256,8 +256,8 @@ plt.show()
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # The two runs agreed, but ``clamp(min=0)`` and our ReLU differ at exactly
 # 0: ``clamp`` passes the gradient there, ``MyReLU`` and ``torch.relu`` do
-# not. With random ``float64`` data no hidden value is ever exactly 0, so
-# the network never saw the difference.
+# not. With this random ``float64`` data no hidden value happened to be
+# exactly 0, so the network never saw the difference.
 at_kink = torch.tensor([-1.0, 0.0, 1.0], device=device)
 grads = {}
 for name, fn in [
