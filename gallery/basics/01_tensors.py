@@ -6,13 +6,21 @@ A tensor is an n-dimensional array of numbers of one type, much like a NumPy
 array, that can also live on an accelerator such as a GPU. This lesson makes
 tensors, does arithmetic on them, cuts them up, changes their shape and type,
 shares memory with NumPy and moves them to an accelerator when one is present.
+
+**You will learn** to create tensors, compute with them, index and reshape
+them, choose their dtype, pass them to and from NumPy and move them to a
+device.
+
+**You need first** Python and NumPy.
 """
 
 # %%
 # Setup
 # -----
-# One seed makes the random numbers below the same on every run. The
-# ``device`` is an accelerator (CUDA, MPS, XPU) if present, else the CPU.
+# One seed makes the random numbers below the same on every run. An
+# *accelerator* is a chip that computes tensors faster than the CPU: an
+# NVIDIA or AMD GPU (CUDA), an Apple GPU (MPS) or an Intel GPU (XPU). The
+# ``device`` is the accelerator if one is present, else the CPU.
 import torch
 
 torch.manual_seed(0)
@@ -26,131 +34,168 @@ print(f"Running on: {device.type}")
 # %%
 # Creating tensors
 # ----------------
-# ``torch.empty`` only reserves memory: its values are whatever bytes were
-# there, so we print its shape, never its values, and fill it before use.
-# Other constructors fill the memory with known values; ``torch.tensor``
-# copies a Python list and infers the dtype from it.
+# ``torch.zeros``, ``torch.ones`` and ``torch.eye`` (the identity matrix)
+# take a shape and fill it. ``torch.arange`` counts like Python's
+# ``range()``, leaving the end out; ``torch.linspace`` spaces a number of
+# points evenly, both ends included. ``torch.tensor`` copies a Python list
+# and infers the dtype from it: whole numbers give ``int64``.
+zeros = torch.zeros(2, 3)
+ones = torch.ones(2, 3)
+identity = torch.eye(3)
+steps = torch.arange(0, 10, 2)
+points = torch.linspace(0, 1, 5)
+typed = torch.tensor([[1, 2], [3, 4]])
+print(f"zeros:\n{zeros}\nones:\n{ones}\neye(3):\n{identity}")
+print(f"arange(0, 10, 2): {steps.tolist()}")
+print(f"linspace(0, 1, 5): {points.tolist()}")
+print(f"{typed}, dtype {typed.dtype}")
+# sphinx_gallery_start_ignore
+assert zeros.sum() == 0 and ones.sum() == 6 and identity.trace() == 3
+assert steps.tolist() == [0, 2, 4, 6, 8] and points[-1] == 1
+assert typed.dtype == torch.int64
+# sphinx_gallery_end_ignore
+
+# %%
+# The output shows each tensor with its values; ``tolist()`` turns a tensor
+# into plain Python lists. ``torch.empty`` only reserves memory: its values
+# are whatever bytes were there, so we print its shape, never its values, and
+# fill it before use (``fill_`` is explained below).
 e = torch.empty(2, 3)
 print(f"empty: shape={tuple(e.shape)}, dtype={e.dtype}")
 e.fill_(0.5)
-steps = torch.arange(0, 10, 2)  # like range(): the end is left out
-grid = torch.linspace(0, 1, 5)  # 5 points, both ends included
-typed = torch.tensor([[1, 2], [3, 4]])
-print(f"arange: {steps.tolist()}\nlinspace: {grid.tolist()}\n{typed}")
-assert torch.all(e == 0.5) and torch.zeros(2, 3).sum() == 0
-assert steps.tolist() == [0, 2, 4, 6, 8] and grid[-1] == 1
-assert torch.eye(3).trace() == 3 and typed.dtype == torch.int64
+print(f"after fill_(0.5):\n{e}")
+# sphinx_gallery_start_ignore
+assert torch.all(e == 0.5)
+# sphinx_gallery_end_ignore
 
 # %%
+# Random tensors and shapes
+# -------------------------
 # ``rand`` draws uniformly from :math:`[0, 1)`, ``randn`` from a standard
 # normal and ``randint`` whole numbers. ``x.shape`` and ``x.size()`` return
 # the same ``torch.Size``, a ``tuple`` subclass that unpacks like one;
 # ``x.size(d)`` is the length of dimension ``d``.
 u = torch.rand(2, 3)
 g = torch.randn(2, 3)
-dice = torch.randint(1, 7, (10,))  # the upper bound 7 is left out
-print(f"rand:\n{u}\nrandn:\n{g}\nrandint: {dice.tolist()}")
-assert u.min() >= 0 and u.max() < 1 and set(dice.tolist()) <= set(range(1, 7))
+print(f"rand:\n{u}\nrandn:\n{g}")
 rows, cols = g.shape
 print(f"shape={g.shape}, size(1)={g.size(1)}, numel={g.numel()}")
+dice = torch.randint(1, 7, (1000,))  # the upper bound 7 is left out
+print(f"first dice: {dice[:10].tolist()}")
+print(f"how often 0, 1, ..., 6 came up: {dice.bincount().tolist()}")
+# sphinx_gallery_start_ignore
+assert u.min() >= 0 and u.max() < 1
 assert isinstance(g.shape, tuple) and g.shape == g.size() == (2, 3)
 assert (rows, cols) == (2, 3) == (g.size(0), g.size(1))
 assert g.numel() == rows * cols
+assert dice.min() == 1 and dice.max() == 6 and dice.bincount()[1:].min() > 0
+# sphinx_gallery_end_ignore
 
 # %%
-# .. note:: Old code you may meet: ``torch.Tensor(5, 3)`` (uninitialised)
-#    and ``torch.Tensor([5, 3])`` (from data): one name, two jobs. Write
-#    ``torch.empty(5, 3)`` or ``torch.tensor(data)``.
+# ``bincount`` counts each value from 0 up to the largest drawn: its seven
+# entries show that 0 never came up, 1 to 6 did, and 7 never appeared.
 #
 # Arithmetic and in-place methods
 # -------------------------------
-# An addition can be written as an operator, a function, or a function that
-# writes into a tensor you allocated (``out=``); all three give the same
-# bits. A method whose name ends in ``_`` changes its tensor *in place* and
-# returns it: the values change and the memory usually stays (``resize_``,
-# for one, may have to move it).
+# An addition can be written as an operator or as a function; both give
+# the same bits (``torch.equal`` compares shapes and values exactly). A
+# method whose name ends in ``_`` changes its tensor *in place* and
+# returns it: the values change, and the memory usually stays (``resize_``,
+# for one, may have to move it). ``data_ptr()`` gives the memory address of a
+# tensor's first element, so an unchanged address means the same memory.
 a = torch.rand(2, 3)
 b = torch.rand(2, 3)
-result = torch.empty(2, 3)
-torch.add(a, b, out=result)
-assert torch.equal(a + b, torch.add(a, b)) and torch.equal(a + b, result)
+print(f"a + b equals torch.add(a, b): {torch.equal(a + b, torch.add(a, b))}")
 before, address = b.clone(), b.data_ptr()
-assert b.add_(a) is b and b.data_ptr() == address
-torch.testing.assert_close(b, before + a)
+returned = b.add_(a)
+print(f"add_ returned b itself: {returned is b}")
+print(f"same memory: {b.data_ptr() == address}")
+print(f"b now equals before + a: {torch.equal(b, before + a)}")
 b += a  # in place too: same memory
-assert b.data_ptr() == address
 b.mul_(0).add_(1)  # in-place calls chain
+print(f"after b += a, then b.mul_(0).add_(1):\n{b}")
+# sphinx_gallery_start_ignore
+assert torch.equal(a + b, torch.add(a, b))
+assert returned is b and b.data_ptr() == address
 assert torch.all(b == 1)
+# sphinx_gallery_end_ignore
 
 # %%
-# Not every in-place method changes values. ``t_()`` transposes in place: it
-# swaps the shape and the *strides* (how far to step in memory per index)
-# and leaves the bytes in memory as they were: only which index reads which
-# byte changes.
-m = torch.arange(6).view(2, 3)
-before, address = m.clone(), m.data_ptr()
-print(f"before t_(): shape {tuple(m.shape)}, strides {m.stride()}")
-m.t_()
-print(f"after  t_(): shape {tuple(m.shape)}, strides {m.stride()}")
-assert m.shape == (3, 2) and m.stride() == (1, 3)
-assert m.data_ptr() == address and torch.equal(m, before.T)
-assert m.as_strided((6,), (1,)).tolist() == list(range(6))  # same bytes
-
-# %%
+# Products and reductions
+# -----------------------
 # ``*`` multiplies element by element; ``@`` is the matrix product used by
 # network layers. A full reduction such as ``sum()`` returns a *0-dim*
 # tensor: shape ``()``, no axis to index. ``.item()`` turns it into a Python
-# number, and indexing it, as in the old ``loss.data[0]``, fails.
+# number, and indexing it fails.
 m1 = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
 m2 = torch.tensor([[0.0, 1.0], [1.0, 0.0]])
 print(f"m1 * m2:\n{m1 * m2}\nm1 @ m2:\n{m1 @ m2}")
 total = (m1 @ m2).sum()
-print(f"sum: shape {tuple(total.shape)}, ndim {total.ndim}")
-assert total.shape == () and total.item() == 10.0
+print(f"sum: {total!r}, shape {tuple(total.shape)}, item() {total.item()}")
 try:
     total[0]
 except IndexError as err:
     print(f"raised IndexError: {err}")
+# sphinx_gallery_start_ignore
 else:
     raise AssertionError("indexing a 0-dim tensor should have failed")
+assert total.shape == () and total.item() == 10.0
+# sphinx_gallery_end_ignore
 
 # %%
-# .. note:: Old code you may meet: ``loss.data[0]`` read a loss when
-#    reductions returned one-element tensors of shape ``(1,)``. They return
-#    0-dim tensors now; write ``loss.item()``.
-#
 # Indexing and slicing
 # --------------------
-# Indices start at zero and slices follow Python's rules. A slice is a
-# *view*: it shares memory with its tensor, so writing through it changes
-# the original. A boolean mask or a list of indices, read, makes a copy.
+# Indices start at zero and slices follow Python's rules, with one
+# exception: a slice's step must be positive, so ``t[::-1]`` raises an
+# error; ``torch.flip`` reverses instead. A slice is a *view*: it shares
+# memory with its tensor, so writing through it changes the original.
 t = torch.arange(20).reshape(4, 5)
 print(t)
-assert t[0, 3] == 3 and t[:, 2].tolist() == [2, 7, 12, 17]
+print(f"t[0, 3] = {t[0, 3].item()}, column 2: {t[:, 2].tolist()}")
+print(f"row 0 reversed: {torch.flip(t[0], dims=[0]).tolist()}")
 t[:, 0].fill_(-1)  # writes into t
+print(f"after t[:, 0].fill_(-1), column 0 of t: {t[:, 0].tolist()}")
+try:
+    t[::-1]
+except ValueError as err:
+    print(f"raised ValueError: {err}")
+# sphinx_gallery_start_ignore
+else:
+    raise AssertionError("a negative step should have failed")
 assert t[:, 0].tolist() == [-1, -1, -1, -1]
-t[t < 0] = 0  # assigning through a mask changes just those entries
+# sphinx_gallery_end_ignore
+
+# %%
+# A boolean mask or a list of indices picks entries; read, it makes a copy,
+# so changing the result leaves ``t`` alone. Assigning through a mask
+# changes just the entries it selects.
+t[t < 0] = 0
 odd = t[t % 2 == 1]
 picked = t[[0, 2]]
 print(f"odd entries: {odd.tolist()}\nrows 0 and 2: {picked.tolist()}")
-assert odd.tolist() == [1, 3, 7, 9, 11, 13, 17, 19]
 picked[0, 1], odd[0] = 100, 100  # both are copies of t[0, 1] ...
-assert t[0, 1] == 1  # ... so t is unchanged
+print(f"t[0, 1] is still {t[0, 1].item()}")
+# sphinx_gallery_start_ignore
+assert odd.tolist() == [100, 3, 7, 9, 11, 13, 17, 19]
+assert t[0, 1] == 1 and t[:, 0].tolist() == [0, 0, 0, 0]
+# sphinx_gallery_end_ignore
 
 # %%
 # Changing the shape: ``view`` and ``reshape``
 # ---------------------------------------------
-# ``view`` gives the same memory a new shape and new strides, without
-# copying. The figure shows the storage offset of each element of a
-# ``(3, 4)`` tensor and of its transpose ``.T``, which just swaps the
-# strides: reading ``.T`` row by row jumps through memory (0, 4, 8, 1, ...),
-# so it is not *contiguous*.
+# ``view`` gives the same memory a new shape, without copying. What makes
+# that possible are *strides*: for each dimension, how many elements to
+# skip in memory to reach the next index (NumPy counts strides in bytes,
+# PyTorch in elements). The figure shows where in memory each element of a
+# ``(3, 4)`` tensor and of its transpose ``.T`` sits: ``.T`` just swaps the
+# strides, so reading it row by row jumps through memory (0, 4, 8, 1, ...):
+# it is not *contiguous*.
 import matplotlib.pyplot as plt
 
-grid = torch.arange(12).view(3, 4)  # values = storage offsets
+grid = torch.arange(12).view(3, 4)  # values = positions in memory
 fig, axes = plt.subplots(1, 2, figsize=(7, 3.6), layout="constrained")
 for ax, (name, view) in zip(axes, [("grid", grid), ("grid.T", grid.T)]):
-    ax.imshow(view, cmap="Blues", vmin=-4, vmax=14)
+    ax.imshow(view.numpy(), cmap="Blues", vmin=-4, vmax=14)
     for r in range(view.shape[0]):
         for c in range(view.shape[1]):
             ax.text(c, r, int(view[r, c]), ha="center", va="center")
@@ -159,79 +204,70 @@ for ax, (name, view) in zip(axes, [("grid", grid), ("grid.T", grid.T)]):
     ax.set_title(f"{name}\nshape {tuple(view.shape)}, strides {view.stride()}")
     ax.set_xlabel("column index")
     ax.set_ylabel("row index")
-fig.suptitle("Storage offset of each element")
+fig.suptitle("Position in memory of each element")
 plt.show()
 
 # %%
-# Whether ``view`` works on a non-contiguous tensor depends on its strides,
-# not on contiguity. Splitting the first dimension of ``grid.T`` (stride 1)
-# into ``(2, 2)`` is a new set of strides, so it works; flattening to
-# ``(12,)`` would need one stride that walks 0, 4, 8, 1, ..., so it fails.
-# One size may be ``-1``, meaning "whatever makes the count match".
-# ``reshape`` returns a view when the strides allow and a copy otherwise;
-# the docs warn not to rely on which.
-transposed = grid.T
-assert grid.view(2, -1).shape == (2, 6)  # -1 becomes 6
-split = transposed.view(2, 2, 3)
-assert not transposed.is_contiguous() and split.stride() == (2, 1, 4)
-split[0, 0, 0] = 100  # a view: writing through it changes grid
-assert grid[0, 0] == 100
+# ``grid`` has strides ``(4, 1)``: one step down a row skips 4 elements,
+# one step along a row skips 1. One size given to ``view`` may be ``-1``,
+# meaning "whatever makes the count match". Flattening ``grid.T`` would need
+# a single stride that walks 0, 4, 8, 1, ..., so ``view`` refuses; ``reshape``
+# returns a view when the strides allow and a copy otherwise (the docs warn
+# not to rely on which).
+print(f"grid.view(2, -1) has shape {tuple(grid.view(2, -1).shape)}")
 try:
-    transposed.view(12)
+    grid.T.view(12)
 except RuntimeError as err:
     print(f"raised RuntimeError: {err}")
+# sphinx_gallery_start_ignore
 else:
     raise AssertionError("view(12) should have failed")
-flattened = transposed.reshape(12)
-assert flattened.data_ptr() != grid.data_ptr()  # reshape had to copy
-assert flattened[:4].tolist() == [100, 4, 8, 1]
+# sphinx_gallery_end_ignore
+flat = grid.T.reshape(12)
+print(f"grid.T.reshape(12): {flat.tolist()}")
+print(f"reshape copied: {flat.data_ptr() != grid.data_ptr()}")
+# sphinx_gallery_start_ignore
+assert grid.view(2, -1).shape == (2, 6) and not grid.T.is_contiguous()
+assert flat.data_ptr() != grid.data_ptr() and flat[:4].tolist() == [0, 4, 8, 1]
+# sphinx_gallery_end_ignore
 
 # %%
-# Data types and promotion
-# ------------------------
-# Python floats become ``float32`` and Python ints ``int64``; ``/`` gives
-# floats, ``//`` keeps integers. When dtypes mix, the higher *category* wins
-# (bool < integer < float < complex) and, between tensors with dimensions,
-# a dtype that can hold both: the wider one, or a third (``uint8`` with
-# ``int8`` gives ``int16``). A Python number, or a 0-dim tensor, of the
-# *same* category as a tensor with dimensions does not widen it.
+# Data types
+# ----------
+# With the default settings, Python floats become ``float32`` and Python
+# ints ``int64``; ``/`` gives floats, ``//`` keeps integers. When dtypes
+# mix, the higher *category* wins (bool < integer < float < complex), and a
+# Python number of the same category as the tensor does not widen it.
+# ``.to(dtype)`` converts; ``.double()`` and ``.float()`` are shorthands.
 i32 = torch.tensor([7, 8], dtype=torch.int32)
 i64 = torch.tensor([7, 8])
 f32 = torch.tensor([0.5, 1.5])
+print(f"int32 / 2 -> {(i32 / 2).dtype}, int32 // 2 -> {(i32 // 2).dtype}")
 print(f"int32 + int64 -> {(i32 + i64).dtype}")
+print(f"int64 + float32 -> {(i64 + f32).dtype}")
 print(f"int32 + 5 -> {(i32 + 5).dtype}, int32 + 2.5 -> {(i32 + 2.5).dtype}")
-print(f"int32 + 0-dim int64 tensor -> {(i32 + torch.tensor(5)).dtype}")
+print(f"float32 to float64: {f32.to(torch.float64).dtype}")
+# sphinx_gallery_start_ignore
 assert f32.dtype == torch.float32 and i64.dtype == torch.int64
 assert (i32 / 2).dtype == torch.float32 and (i32 // 2).dtype == torch.int32
 assert (i32 + i64).dtype == torch.int64 and (i64 + f32).dtype == f32.dtype
 assert (i32 + 5).dtype == torch.int32 and (i32 + 2.5).dtype == torch.float32
-assert (i32 + torch.tensor(5)).dtype == torch.int32
-u8 = torch.tensor([200], dtype=torch.uint8)
-i8 = torch.tensor([-1], dtype=torch.int8)
-assert (u8 + i8).dtype == torch.int16 and (u8 + i8).item() == 199
 assert f32.to(torch.float64).dtype == torch.float64 == f32.double().dtype
+# sphinx_gallery_end_ignore
 
 # %%
-# NumPy 2 agrees for arrays and Python numbers, but not for 0-dim values: a
-# 0-dim ``int64`` array, or a NumPy ``int64`` scalar, widens the result to
-# ``int64`` where the 0-dim tensor above did not.
-import numpy as np
-
-a32 = np.array([7, 8], dtype=np.int32)
-print(f"NumPy: int32 + 5 -> {(a32 + 5).dtype}")
-print(f"NumPy: int32 + 0-dim int64 array -> {(a32 + np.array(5)).dtype}")
-assert (a32 + 5).dtype == np.int32 and (a32 + i64.numpy()).dtype == np.int64
-assert (a32 + np.array(5, dtype=np.int64)).dtype == np.int64
-assert (a32 + np.int64(5)).dtype == np.int64
-
-# %%
+# ``int64 + float32`` gives ``float32``: the float category wins, even
+# though ``float32`` cannot hold every ``int64`` exactly. NumPy picks
+# ``float64`` there; "Going deeper" below compares the two.
+#
 # The NumPy bridge
 # ----------------
 # ``tensor.numpy()`` and ``torch.from_numpy(array)`` do not copy: tensor and
 # array share the memory of a CPU tensor, so a change through either side
-# shows on the other. ``torch.tensor(array)`` always copies. A tensor that
-# autograd tracks must be detached first (see
-# :ref:`sphx_glr_lessons_basics_04_autograd.py`).
+# shows on the other. ``torch.tensor(array)`` always copies. All three keep
+# the dtype: NumPy's default ``float64`` stays ``float64``.
+import numpy as np
+
 ones_t = torch.ones(4)
 ones_a = ones_t.numpy()
 ones_t.add_(1)
@@ -241,34 +277,12 @@ copied = torch.tensor(arr)
 np.add(arr, 3, out=arr)
 print(f"array after tensor.add_(1): {ones_a}")
 print(f"tensor after np.add(arr, 3): {from_arr}")
+print(f"the copy made before: {copied}")
+# sphinx_gallery_start_ignore
 assert np.shares_memory(ones_a, ones_t.numpy()) and (ones_a == 2).all()
 assert from_arr.dtype == torch.float64 and torch.all(from_arr == 3)
 assert torch.all(copied == 0) and copied.dtype == torch.float64
-tracked = torch.ones(3, requires_grad=True)  # see the autograd lesson
-try:
-    tracked.numpy()
-except RuntimeError as err:
-    print(f"raised RuntimeError: {err}")
-else:
-    raise AssertionError("numpy() should refuse a tensor that requires grad")
-
-# %%
-# .. note:: Old code you may meet: ``torch.Tensor(array)`` and
-#    ``torch.DoubleTensor(array)``. Whether they shared memory with the array
-#    depended on its dtype: they share when the dtypes match and copy (and
-#    cast) when they do not. The cell below proves both cases. Write
-#    ``torch.from_numpy`` to share and ``torch.tensor`` to copy; both keep
-#    the array's dtype.
-a32 = np.zeros(3, dtype=np.float32)
-a64 = np.zeros(3, dtype=np.float64)
-legacy32 = torch.Tensor(a32)  # float32 array: shared
-legacy64 = torch.Tensor(a64)  # float64 array: copied, cast to float32
-double64 = torch.DoubleTensor(a64)  # float64 array: shared
-assert np.shares_memory(a32, legacy32.numpy())
-assert np.shares_memory(a64, double64.numpy())
-assert legacy64.dtype == torch.float32
-assert not np.shares_memory(a64, legacy64.numpy())
-assert torch.from_numpy(a32).dtype == torch.tensor(a32).dtype == torch.float32
+# sphinx_gallery_end_ignore
 
 # %%
 # Moving tensors to an accelerator
@@ -280,36 +294,215 @@ assert torch.from_numpy(a32).dtype == torch.tensor(a32).dtype == torch.float32
 host = torch.arange(6.0).view(2, 3)
 on_device = host.to(device)
 summed = on_device + torch.ones(2, 3, device=device)
-print(f"host tensor on {host.device}, sum computed on {summed.device}")
 back = summed.cpu()
+print(f"host tensor on {host.device}, sum computed on {summed.device}")
+print(f"back on the CPU:\n{back}")
+print(f"host.to('cpu') is host: {host.to('cpu') is host}")
+# sphinx_gallery_start_ignore
 assert summed.device.type == device.type and back.device.type == "cpu"
 torch.testing.assert_close(back, host + 1)
 assert host.to("cpu") is host  # no copy when nothing changes
+# sphinx_gallery_end_ignore
 
 # %%
-# With an accelerator, the cell below also shows that an operation refuses
-# to mix a CPU tensor that has dimensions with an accelerator tensor; a
-# 0-dim CPU tensor is accepted, as a scalar. On a CPU-only machine it says
-# so and skips.
+# Going deeper
+# ------------
+# Optional on a first read: how strides work in detail, the full rules of
+# dtype promotion and how NumPy differs, mixing devices, tracked tensors and
+# NumPy, and old constructors at work.
+#
+# Strides and the storage behind a tensor
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A tensor is a view onto a flat block of memory, its *storage*: a
+# *storage offset* (the element where it starts), a shape and strides. A
+# slice that starts inside the block has a non-zero offset. ``t_()``
+# transposes in place: it swaps the shape and the strides and leaves the
+# elements in memory where they were, which ``as_strided`` (an expert tool
+# that reads a storage with any shape and strides you give it) shows.
+t = torch.arange(20).reshape(4, 5)
+corner = t[1:, 2:]
+print(
+    f"t[1:, 2:]: offset {corner.storage_offset()}, strides {corner.stride()}"
+)
+m = torch.arange(6).view(2, 3)
+print(f"before t_(): shape {tuple(m.shape)}, strides {m.stride()}")
+m.t_()
+print(f"after  t_(): shape {tuple(m.shape)}, strides {m.stride()}")
+print(f"memory read in order: {m.as_strided((6,), (1,)).tolist()}")
+# sphinx_gallery_start_ignore
+assert corner.storage_offset() == 7 and corner.stride() == (5, 1)
+assert m.shape == (3, 2) and m.stride() == (1, 3)
+assert m.as_strided((6,), (1,)).tolist() == list(range(6))
+# sphinx_gallery_end_ignore
+
+# %%
+# Whether ``view`` works on a non-contiguous tensor depends on its strides,
+# not on contiguity. ``grid.T`` has strides ``(1, 4)``. Splitting its first
+# dimension, of length 4 and stride 1, into ``(2, 2)`` gives strides ``(2,
+# 1)`` for the two new dimensions (2 elements per outer step, 1 per inner
+# step), and the last keeps 4: ``(2, 1, 4)``. Writing through that view
+# changes ``grid``.
+split = grid.T.view(2, 2, 3)
+print(f"grid.T.view(2, 2, 3): strides {split.stride()}")
+split[0, 0, 0] = 100
+print(f"grid[0, 0] is now {grid[0, 0].item()}")
+# sphinx_gallery_start_ignore
+assert split.stride() == (2, 1, 4) and grid[0, 0] == 100
+# sphinx_gallery_end_ignore
+
+# %%
+# Promotion in full
+# ~~~~~~~~~~~~~~~~~
+# Between tensors with dimensions of the same category, the result is a
+# dtype that can hold both operands' values: the wider one, or a third
+# (``uint8`` with ``int8`` gives ``int16``). A Python number, or a 0-dim
+# tensor, of the same category as a tensor with dimensions does not widen
+# it. The unsigned types ``uint16``, ``uint32`` and ``uint64`` are the
+# exception: mixing them with another integer dtype raises an error.
+u8 = torch.tensor([200], dtype=torch.uint8)
+i8 = torch.tensor([-1], dtype=torch.int8)
+print(f"uint8 + int8 -> {(u8 + i8).dtype}, value {(u8 + i8).item()}")
+print(f"int32 + 0-dim int64 tensor -> {(i32 + torch.tensor(5)).dtype}")
+try:
+    torch.promote_types(torch.uint32, torch.int32)
+except RuntimeError as err:
+    print(f"raised RuntimeError: {err}")
+# sphinx_gallery_start_ignore
+else:
+    raise AssertionError("uint32 with int32 should not promote")
+assert (u8 + i8).dtype == torch.int16 and (u8 + i8).item() == 199
+assert (i32 + torch.tensor(5)).dtype == torch.int32
+# sphinx_gallery_end_ignore
+
+# %%
+# NumPy 2 follows the same idea with different outcomes. Within one
+# category the two agree (``int32 + int64`` and ``int32 + 5``), but NumPy
+# promotes int with float to ``float64`` where PyTorch stays at the default
+# ``float32``, and a 0-dim NumPy array or a NumPy scalar widens the result
+# where a 0-dim tensor does not. Code moved between the two may change
+# dtype.
+a32 = np.array([7, 8], dtype=np.int32)
+a64 = np.array([7, 8])
+cases = {
+    "int32 + int64": (i32 + i64, a32 + a64),
+    "int32 + 5": (i32 + 5, a32 + 5),
+    "int32 + 2.5": (i32 + 2.5, a32 + 2.5),
+    "int32 / 2": (i32 / 2, a32 / 2),
+    "int64 + float32": (i64 + f32, a64 + f32.numpy()),
+    "int32 + 0-dim int64": (i32 + torch.tensor(5), a32 + np.array(5)),
+}
+for name, (in_torch, in_numpy) in cases.items():
+    print(f"{name:>20}: torch {in_torch.dtype}, NumPy {in_numpy.dtype}")
+# sphinx_gallery_start_ignore
+assert (a32 + a64).dtype == np.int64 and (a32 + 5).dtype == np.int32
+assert (a32 + 2.5).dtype == (a32 / 2).dtype == np.float64
+assert (a64 + f32.numpy()).dtype == np.float64
+assert (a32 + np.array(5)).dtype == (a32 + np.int64(5)).dtype == np.int64
+# sphinx_gallery_end_ignore
+
+# %%
+# Mixing devices
+# ~~~~~~~~~~~~~~
+# With an accelerator, the cell below shows that an operation refuses to mix
+# a CPU tensor that has dimensions with an accelerator tensor, while a 0-dim
+# CPU tensor is accepted, as a scalar. On a CPU-only machine it says so and
+# skips.
 if device.type != "cpu":
-    scalar = torch.tensor(10.0)  # 0-dim, on the CPU: accepted
-    scaled = on_device * scalar
-    assert scaled.device == on_device.device
-    torch.testing.assert_close(scaled.cpu(), host * 10)
+    scaled = on_device * torch.tensor(10.0)  # 0-dim, on the CPU: accepted
+    print(f"0-dim CPU tensor times {device.type} tensor: on {scaled.device}")
     try:
         host + on_device
     except RuntimeError as err:
         print(f"raised RuntimeError: {err}")
+    # sphinx_gallery_start_ignore
     else:
         raise AssertionError("mixing devices should have failed")
+    assert scaled.device == on_device.device
+    torch.testing.assert_close(scaled.cpu(), host * 10)
+    # sphinx_gallery_end_ignore
 else:
     print("No accelerator: every tensor in this lesson stayed on the CPU.")
 
 # %%
-# .. note:: Old code you may meet: ``x.cuda()`` and
-#    ``x.type(torch.cuda.FloatTensor)`` hard-wired a CUDA (or ROCm) GPU and
-#    mixed the element type with the device. Pick the device once and write
-#    ``x.to(device)``; the dtype is separate: ``x.to(torch.float64)``.
+# Tensors that autograd tracks
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A tensor that autograd tracks for gradients (see
+# :ref:`sphx_glr_lessons_basics_04_autograd.py`) refuses ``numpy()``; detach
+# it first.
+tracked = torch.ones(3, requires_grad=True)
+try:
+    tracked.numpy()
+except RuntimeError as err:
+    print(f"raised RuntimeError: {err}")
+# sphinx_gallery_start_ignore
+else:
+    raise AssertionError("numpy() should refuse a tensor that requires grad")
+# sphinx_gallery_end_ignore
+print(f"detached: {tracked.detach().numpy()}")
+
+# %%
+# Old constructors at work
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# ``torch.Tensor(array)`` always makes the default dtype, ``float32``. It
+# shares memory with a ``float32`` array but copies (and casts) a
+# ``float64`` one; ``torch.DoubleTensor`` shares a ``float64`` array. And
+# ``torch.range`` includes its end and warns that it is deprecated.
+import warnings
+
+a32 = np.zeros(3, dtype=np.float32)
+a64 = np.zeros(3, dtype=np.float64)
+for name, made, source in [
+    ("Tensor(float32 array)", torch.Tensor(a32), a32),
+    ("Tensor(float64 array)", torch.Tensor(a64), a64),
+    ("DoubleTensor(float64 array)", torch.DoubleTensor(a64), a64),
+]:
+    shared = np.shares_memory(made.numpy(), source)
+    print(f"{name:>27}: {made.dtype}, shares memory: {shared}")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    old = torch.range(0, 8, 2)
+print(f"torch.range(0, 8, 2): {old.tolist()}")
+print(f"warned {caught[0].category.__name__}: {caught[0].message}")
+# sphinx_gallery_start_ignore
+assert np.shares_memory(a32, torch.Tensor(a32).numpy())
+assert np.shares_memory(a64, torch.DoubleTensor(a64).numpy())
+assert torch.Tensor(a64).dtype == torch.float32
+assert not np.shares_memory(a64, torch.Tensor(a64).numpy())
+assert old.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
+assert [w.category for w in caught] == [UserWarning]
+assert "deprecated" in str(caught[0].message)
+# sphinx_gallery_end_ignore
+
+# %%
+# .. dropdown:: Coming from older PyTorch code?
+#
+#    - ``torch.Tensor(5, 3)`` (uninitialised) and ``torch.Tensor([5, 3])``
+#      (from data): one name, two jobs, always ``float32``, and for arrays
+#      sharing memory only sometimes (see "Going deeper"). Write
+#      ``torch.empty(5, 3)``, ``torch.tensor(data)`` to copy, or
+#      ``torch.from_numpy(array)`` to share; the last two keep the dtype.
+#    - ``torch.range(0, 8, 2)`` included its end, unlike Python's
+#      ``range()``, and is deprecated. Write ``torch.arange(0, 10, 2)``,
+#      which leaves the end out.
+#    - ``loss.data[0]`` read a loss when reductions returned one-element
+#      tensors of shape ``(1,)``. They return 0-dim tensors now, which cannot
+#      be indexed; write ``loss.item()``.
+#    - ``x.cuda()`` and ``x.type(torch.cuda.FloatTensor)`` hard-wired a CUDA
+#      (or ROCm) GPU and mixed the element type with the device. Pick the
+#      device once and write ``x.to(device)``; the dtype is separate:
+#      ``x.to(torch.float64)``.
+
+# %%
+# Takeaways
+# ---------
+# - A tensor is a typed n-dimensional array; ``torch.zeros``,
+#   ``torch.arange``, ``torch.rand``, ``torch.tensor`` and friends make one.
+# - Methods ending in ``_`` change a tensor in place; slices and ``view``
+#   share memory with the original, masks and lists of indices copy.
+# - ``view`` needs compatible strides; ``reshape`` copies when it must.
+# - ``numpy()`` and ``torch.from_numpy`` share memory on the CPU;
+#   ``torch.tensor`` copies.
+# - Pick the device once and move tensors with ``.to(device)``.
 #
 # Next, :ref:`sphx_glr_lessons_basics_02_numpy_warmup.py` fits a small
 # network with NumPy alone.
