@@ -23,12 +23,6 @@ from pbe.lesson_source import Lesson  # noqa: E402
 # the one list of what is pending. Every other rule holds for all lessons.
 PENDING: set[str] = {
     "advanced/09_cifar10_fast_cpu",
-    "basics/01_tensors",
-    "basics/02_numpy_warmup",
-    "basics/03_tensor_backprop",
-    "basics/04_autograd",
-    "basics/05_custom_functions",
-    "basics/06_static_vs_dynamic_graphs",
     "data/04_torchvision_datasets",
     "nn/07_cifar10_classifier",
 }
