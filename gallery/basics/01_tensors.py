@@ -506,3 +506,160 @@ assert "deprecated" in str(caught[0].message)
 #
 # Next, :ref:`sphx_glr_lessons_basics_02_numpy_warmup.py` fits a small
 # network with NumPy alone.
+
+
+# %%
+# Exercises
+# ---------
+# Three short exercises on the core of this lesson. Each cell ends with a
+# check: run it after your attempt and it says whether you are right.
+# Solutions are at the end.
+#
+# **Exercise 1: predict three shapes.** Let
+# ``t = torch.arange(24).reshape(2, 3, 4)``. Without running anything, work
+# out the shapes of ``t[1]``, ``t[:, 0, 1:3]`` and ``t.view(4, -1)``, and
+# write them as a tuple of three tuples, such as ``((1, 2), (3,), (4, 5))``.
+# If the check disagrees, print the shapes to see why.
+
+
+def check_exercise_1(answer):
+    """Exercise 1's check: run it on your answer."""
+    if answer is ...:
+        print("Exercise 1 not attempted yet: replace ... with three shapes")
+        return
+    t = torch.arange(24).reshape(2, 3, 4)
+    names = ["t[1]", "t[:, 0, 1:3]", "t.view(4, -1)"]
+    shapes = [t[1].shape, t[:, 0, 1:3].shape, t.view(4, -1).shape]
+    if not isinstance(answer, (tuple, list)) or len(answer) != 3:
+        raise AssertionError("answer with a tuple of three shapes")
+    for name, shape, guess in zip(names, shapes, answer):
+        if not isinstance(guess, (tuple, list)):
+            raise AssertionError(f"write the shape of {name} as a tuple")
+        if tuple(guess) != tuple(shape):
+            raise AssertionError(
+                f"{name} does not have shape {tuple(guess)}: "
+                f"print({name}.shape) and work out why"
+            )
+    print("Exercise 1: correct")
+
+
+# %%
+# Your attempt at exercise 1, then its check:
+
+
+answer_1 = ...  # ((...), (...), (...))
+check_exercise_1(answer_1)
+
+# %%
+# **Exercise 2: clear the negatives in place.** Write ``zero_negatives_(x)``,
+# which sets every negative entry of the float tensor ``x`` to zero *in
+# place* and returns ``x`` itself, as methods ending in ``_`` do. A boolean
+# mask does it in one line.
+
+
+def check_exercise_2(fn):
+    """Exercise 2's check: run it on your attempt."""
+    x = torch.tensor([[1.5, -2.0, 0.0], [-0.5, 3.0, -4.0]])
+    address = x.data_ptr()
+    try:
+        out = fn(x)
+    except NotImplementedError:
+        print(
+            "Exercise 2 not attempted yet: write the body of zero_negatives_"
+        )
+        return
+    expected = torch.tensor([[1.5, 0.0, 0.0], [0.0, 3.0, 0.0]])
+    if x.data_ptr() != address or not torch.equal(x, expected):
+        raise AssertionError(
+            f"x itself should now be {expected.tolist()}, but it is "
+            f"{x.tolist()}: change x in place rather than make a new tensor"
+        )
+    if out is not x:
+        raise AssertionError("return x itself, as in-place methods do")
+    print("Exercise 2: correct")
+
+
+# %%
+# Your attempt at exercise 2, then its check:
+
+
+def zero_negatives_(x):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_2(zero_negatives_)
+
+# %%
+# **Exercise 3: a NumPy copy that stays put.** Write ``to_numpy_copy(t)``,
+# which returns a NumPy array with the values and the dtype of the CPU
+# tensor ``t``, but with memory of its own: changing ``t`` afterwards must
+# leave the array alone.
+
+
+def check_exercise_3(fn):
+    """Exercise 3's check: run it on your attempt."""
+    t = torch.tensor([1.5, -2.0, 3.0])
+    try:
+        arr = fn(t)
+    except NotImplementedError:
+        print("Exercise 3 not attempted yet: write the body of to_numpy_copy")
+        return
+    if not isinstance(arr, np.ndarray):
+        raise AssertionError(f"expected a NumPy array, got {type(arr)}")
+    if arr.dtype != np.float32:
+        raise AssertionError(
+            f"the array's dtype is {arr.dtype}: keep the tensor's float32"
+        )
+    if arr.tolist() != [1.5, -2.0, 3.0]:
+        raise AssertionError(f"wrong values: {arr.tolist()}")
+    t.add_(10)
+    if arr.tolist() != [1.5, -2.0, 3.0]:
+        raise AssertionError(
+            "changing t changed the array: it shares the tensor's memory"
+        )
+    print("Exercise 3: correct")
+
+
+# %%
+# Your attempt at exercise 3, then its check:
+
+
+def to_numpy_copy(t):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_3(to_numpy_copy)
+
+# %%
+# Solutions
+# ---------
+# Try each exercise first; open a solution to compare.
+
+# %%
+
+# Solution 1: predict three shapes
+# An integer index removes its dimension; a slice keeps it, however short;
+# view(4, -1) puts the 24 elements in 4 rows of 24 / 4 = 6.
+answer_1 = ((3, 4), (2, 2), (4, 6))
+check_exercise_1(answer_1)
+
+# %%
+
+
+# Solution 2: clear the negatives in place
+def zero_negatives_(x):
+    x[x < 0] = 0  # assigning through a mask writes into x
+    return x
+
+
+check_exercise_2(zero_negatives_)
+
+# %%
+
+
+# Solution 3: a NumPy copy that stays put
+def to_numpy_copy(t):
+    return t.numpy().copy()  # numpy() shares memory; copy() does not
+
+
+check_exercise_3(to_numpy_copy)

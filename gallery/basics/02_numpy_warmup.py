@@ -215,3 +215,138 @@ assert rank == N
 #
 # Next, :ref:`sphx_glr_lessons_basics_03_tensor_backprop.py` runs the same
 # network on PyTorch tensors.
+
+
+# %%
+# Exercises
+# ---------
+# Two exercises on the backward pass and its numerical check. Each cell ends
+# with a check: run it after your attempt and it says whether you are right.
+# Solutions are at the end.
+#
+# **Exercise 1: the gradient of one linear layer.** A network with no hidden
+# layer predicts :math:`\hat y = x W` and has the lesson's loss,
+# :math:`L = \sum (\hat y - y)^2`. Write ``loss_and_grad(w, x, y)``, which
+# returns the loss and the gradient :math:`\delta W = \partial L / \partial
+# W`, an array of the same shape as ``w``. Derive it by the chain rule, as
+# the lesson did for the two layers.
+
+
+def check_exercise_1(fn):
+    """Exercise 1's check: run it on your attempt."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((5, 3))
+    y = rng.standard_normal((5, 2))
+    w = rng.standard_normal((3, 2))
+    try:
+        result = fn(w, x, y)
+    except NotImplementedError:
+        print("Exercise 1 not attempted yet: write the body of loss_and_grad")
+        return
+    if not isinstance(result, tuple) or len(result) != 2:
+        raise AssertionError("return two things: the loss and d_w")
+    loss, d_w = result
+    err = x @ w - y
+    if not np.isclose(loss, np.sum(err**2)):
+        raise AssertionError(f"the loss should be {np.sum(err**2):.4f}")
+    if np.shape(d_w) != w.shape:
+        raise AssertionError(
+            f"d_w has shape {np.shape(d_w)}; a gradient has the shape of "
+            f"its weight, {w.shape}"
+        )
+    if not np.allclose(d_w, 2 * x.T @ err):
+        raise AssertionError(
+            "d_w has the right shape but wrong values: go back through the "
+            "chain rule, from the loss to w"
+        )
+    print("Exercise 1: correct")
+
+
+# %%
+# Your attempt at exercise 1, then its check:
+
+
+def loss_and_grad(w, x, y):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_1(loss_and_grad)
+
+# %%
+# **Exercise 2: central differences for every weight.** Write
+# ``numeric_grad(f, w, eps)``, which returns an array shaped like ``w``
+# whose entry at each index is :math:`(f(w + \varepsilon) - f(w -
+# \varepsilon)) / 2\varepsilon`, nudging that one entry of ``w`` only.
+# ``f`` maps an array to a number. Leave ``w`` as you found it.
+# (``np.ndindex(w.shape)`` walks every index of an array of any shape.)
+
+
+def check_exercise_2(fn):
+    """Exercise 2's check: run it on your attempt."""
+    w = np.array([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0]])
+    before = w.copy()
+
+    def f(v):
+        return np.sum(v**3) + v[0, 1] * v[1, 2]
+
+    try:
+        grad = fn(f, w, 1e-5)
+    except NotImplementedError:
+        print("Exercise 2 not attempted yet: write the body of numeric_grad")
+        return
+    if not np.array_equal(w, before):
+        raise AssertionError("numeric_grad changed w: put each entry back")
+    if np.shape(grad) != w.shape:
+        raise AssertionError(f"expected shape {w.shape}, got {np.shape(grad)}")
+    exact = 3 * w**2
+    exact[0, 1] += w[1, 2]
+    exact[1, 2] += w[0, 1]
+    if not np.allclose(grad, exact, rtol=1e-7, atol=1e-7):
+        raise AssertionError(
+            f"the exact gradient is {exact.tolist()}, yours is "
+            f"{np.round(grad, 5).tolist()}: check the formula"
+        )
+    print("Exercise 2: correct")
+
+
+# %%
+# Your attempt at exercise 2, then its check:
+
+
+def numeric_grad(f, w, eps):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_2(numeric_grad)
+
+# %%
+# Solutions
+# ---------
+# Try each exercise first; open a solution to compare.
+
+# %%
+
+
+# Solution 1: the gradient of one linear layer
+def loss_and_grad(w, x, y):
+    err = x @ w - y
+    d_y_hat = 2.0 * err  # (N, D_out)
+    return np.sum(err**2), x.T @ d_y_hat  # (D_in, N) @ (N, D_out)
+
+
+check_exercise_1(loss_and_grad)
+
+# %%
+
+
+# Solution 2: central differences for every weight
+def numeric_grad(f, w, eps):
+    grad = np.zeros_like(w)
+    for index in np.ndindex(w.shape):
+        step = np.zeros_like(w)
+        step[index] = eps  # nudge one entry; w itself is never changed
+        grad[index] = (f(w + step) - f(w - step)) / (2 * eps)
+    return grad
+
+
+check_exercise_2(numeric_grad)

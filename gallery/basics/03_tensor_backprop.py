@@ -251,3 +251,137 @@ plt.show()
 # Next, :ref:`sphx_glr_lessons_basics_04_autograd.py` lets PyTorch record
 # the forward pass and compute these gradients for us, so we no longer
 # derive and type every gradient by hand.
+
+
+# %%
+# Exercises
+# ---------
+# Two exercises on moving NumPy code to PyTorch. Each cell ends with a check:
+# run it after your attempt and it says whether you are right. Solutions
+# are at the end.
+#
+# **Exercise 1: weights you may update in place.** Write
+# ``weights_from_numpy(array, device)``, which returns a tensor on
+# ``device`` with the values and the ``float64`` dtype of ``array``, in
+# memory of its own, so that updating the tensor in place leaves the array
+# alone, on the CPU too.
+
+
+def check_exercise_1(fn):
+    """Exercise 1's check: run it on your attempt."""
+    array = np.arange(6.0).reshape(2, 3)
+    try:
+        w = fn(array, torch.device("cpu"))
+    except NotImplementedError:
+        print("Exercise 1 not attempted yet: write weights_from_numpy's body")
+        return
+    if not isinstance(w, torch.Tensor):
+        raise AssertionError(f"expected a tensor, got {type(w)}")
+    if w.dtype != torch.float64 or w.device.type != "cpu":
+        raise AssertionError(
+            f"expected float64 on the CPU, got {w.dtype} on {w.device}"
+        )
+    if w.tolist() != array.tolist():
+        raise AssertionError("the tensor should hold the array's values")
+    w.sub_(1.0)
+    if array[0, 0] != 0.0:
+        raise AssertionError(
+            "w.sub_(1.0) changed the array too: the tensor shares its memory"
+        )
+    print("Exercise 1: correct")
+
+
+# %%
+# Your attempt at exercise 1, then its check:
+
+
+def weights_from_numpy(array, device):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_1(weights_from_numpy)
+
+# %%
+# **Exercise 2: port the backward pass.** The check below computes the
+# gradients of the lesson's two-layer network with NumPy. Write
+# ``grads_torch(x, y, w1, w2)``, which takes ``float64`` tensors and returns
+# the same two gradients, ``(d_w1, d_w2)``, as tensors, translating the
+# NumPy code operation by operation.
+
+
+def check_exercise_2(fn):
+    """Exercise 2's check: run it on your attempt."""
+    rng = np.random.default_rng(2)
+    x, y = rng.standard_normal((6, 5)), rng.standard_normal((6, 2))
+    w1, w2 = rng.standard_normal((5, 4)), rng.standard_normal((4, 2))
+    # the NumPy reference, as in the warm-up lesson
+    h = x @ w1
+    a = np.maximum(h, 0.0)
+    d_y_hat = 2.0 * (a @ w2 - y)
+    d_w2 = a.T @ d_y_hat
+    d_w1 = x.T @ ((d_y_hat @ w2.T) * (h > 0))
+    tensors = [torch.tensor(v) for v in (x, y, w1, w2)]
+    try:
+        result = fn(*tensors)
+    except NotImplementedError:
+        print("Exercise 2 not attempted yet: write the body of grads_torch")
+        return
+    if not isinstance(result, tuple) or len(result) != 2:
+        raise AssertionError("return two gradients: (d_w1, d_w2)")
+    for name, ours, ref in zip(["d_w1", "d_w2"], result, [d_w1, d_w2]):
+        if not isinstance(ours, torch.Tensor):
+            raise AssertionError(f"{name} should be a tensor")
+        if ours.shape != ref.shape:
+            raise AssertionError(
+                f"{name} has shape {tuple(ours.shape)}, expected {ref.shape}"
+            )
+        gap = (ours - torch.from_numpy(ref)).abs().max().item()
+        if gap > 1e-10:
+            raise AssertionError(
+                f"{name} differs from NumPy's by up to {gap:.3g}: compare "
+                "your code with the NumPy lines, one by one"
+            )
+    print("Exercise 2: correct")
+
+
+# %%
+# Your attempt at exercise 2, then its check:
+
+
+def grads_torch(x, y, w1, w2):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_2(grads_torch)
+
+# %%
+# Solutions
+# ---------
+# Try each exercise first; open a solution to compare.
+
+# %%
+
+
+# Solution 1: weights you may update in place
+def weights_from_numpy(array, device):
+    # from_numpy keeps float64; copy=True copies even when nothing else
+    # would (torch.tensor(array, device=device) copies as well)
+    return torch.from_numpy(array).to(device, copy=True)
+
+
+check_exercise_1(weights_from_numpy)
+
+# %%
+
+
+# Solution 2: port the backward pass
+def grads_torch(x, y, w1, w2):
+    h = x @ w1
+    a = h.clamp(min=0)
+    d_y_hat = 2.0 * (a @ w2 - y)
+    d_w2 = a.T @ d_y_hat
+    d_w1 = x.T @ ((d_y_hat @ w2.T) * (h > 0))
+    return d_w1, d_w2
+
+
+check_exercise_2(grads_torch)

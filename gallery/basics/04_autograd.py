@@ -459,3 +459,178 @@ assert not q.clone().is_inference()
 # with its own backward, and
 # :ref:`sphx_glr_lessons_basics_06_static_vs_dynamic_graphs.py` compares
 # with TensorFlow's static graphs.
+
+
+# %%
+# Exercises
+# ---------
+# Three exercises on gradients with autograd. Each cell ends with a check:
+# run it after your attempt and it says whether you are right. Solutions
+# are at the end.
+#
+# **Exercise 1: predict a gradient.** Work out, without running it, what
+# ``x.grad`` holds after these lines, and write it as a list of two
+# numbers:
+#
+# .. code-block:: python
+#
+#    x = torch.tensor([1.0, -2.0], requires_grad=True)
+#    (3 * x**2).sum().backward()
+#    (x**3).sum().backward()
+import math
+
+
+def check_exercise_1(answer):
+    """Exercise 1's check: run it on your answer."""
+    if answer is ...:
+        print("Exercise 1 not attempted yet: replace ... with two numbers")
+        return
+    x = torch.tensor([1.0, -2.0], requires_grad=True)
+    (3 * x**2).sum().backward()
+    (x**3).sum().backward()
+    if not isinstance(answer, (list, tuple)) or len(answer) != 2:
+        raise AssertionError("answer with a list of two numbers")
+    if not all(math.isclose(a, g) for a, g in zip(answer, x.grad.tolist())):
+        raise AssertionError(
+            f"x.grad is not {list(answer)}: differentiate each sum, and "
+            "remember what backward() does with a gradient already there"
+        )
+    print("Exercise 1: correct")
+
+
+# %%
+# Your attempt at exercise 1, then its check:
+
+
+answer_1 = ...  # [..., ...]
+check_exercise_1(answer_1)
+
+# %%
+# **Exercise 2: derivatives at many points.** Write ``derivative(f, x)``: for
+# a function ``f`` that works element by element and a 1-D tensor ``x``
+# (which does not require gradients), return :math:`f'` at every point of
+# ``x``, from one backward pass. Leave ``x`` itself untracked.
+
+
+def check_exercise_2(fn):
+    """Exercise 2's check: run it on your attempt."""
+    x = torch.linspace(-2.0, 2.0, 9, dtype=torch.float64)
+    try:
+        out = fn(lambda t: t * torch.sin(t), x)
+    except NotImplementedError:
+        print("Exercise 2 not attempted yet: write the body of derivative")
+        return
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        raise AssertionError(f"expected a tensor of shape {tuple(x.shape)}")
+    if x.requires_grad:
+        raise AssertionError(
+            "x now requires gradients: work on a detached copy"
+        )
+    exact = torch.sin(x) + x * torch.cos(x)
+    if not torch.allclose(out, exact, rtol=1e-9, atol=1e-12):
+        raise AssertionError(
+            "wrong values: for f(t) = t sin(t), f' is sin(t) + t cos(t), "
+            f"which at t = 2.0 is {exact[-1]:.6f}, not {out[-1]:.6f}"
+        )
+    print("Exercise 2: correct")
+
+
+# %%
+# Your attempt at exercise 2, then its check:
+
+
+def derivative(f, x):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_2(derivative)
+
+# %%
+# **Exercise 3: fix a training step.** The step below runs without an
+# error, and its first call moves ``w`` correctly, but every later call
+# moves it wrongly. Find out why and write a correct ``train_step``, which
+# takes one gradient-descent step on ``w`` (a leaf tensor that requires
+# gradients) in place.
+#
+# .. code-block:: python
+#
+#    def train_step(w, x, y, lr):
+#        loss = (x @ w - y).pow(2).sum()
+#        loss.backward()
+#        with torch.no_grad():
+#            w -= lr * w.grad
+
+
+def check_exercise_3(fn):
+    """Exercise 3's check: run it on your attempt."""
+    f64 = torch.float64
+    x = torch.tensor([[1.0, 2.0], [0.5, -1.0], [-1.0, 0.0]], dtype=f64)
+    y = torch.tensor([1.0, 0.0, -2.0], dtype=f64)
+    w = torch.tensor([0.5, -1.0], dtype=f64, requires_grad=True)
+    w_ref = w.detach().clone()
+    for step in range(1, 4):
+        try:
+            fn(w, x, y, 0.05)
+        except NotImplementedError:
+            print("Exercise 3 not attempted yet: write the body of train_step")
+            return
+        w_ref -= 0.05 * 2 * x.T @ (x @ w_ref - y)  # the gradient by hand
+        if not (w.is_leaf and w.requires_grad):
+            raise AssertionError("w should stay a leaf that requires grad")
+        if not torch.allclose(w.detach(), w_ref):
+            raise AssertionError(
+                f"after {step} step(s) w is {w.tolist()}, but it should "
+                f"be {w_ref.tolist()}"
+            )
+    print("Exercise 3: correct")
+
+
+# %%
+# Your attempt at exercise 3, then its check:
+
+
+def train_step(w, x, y, lr):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_3(train_step)
+
+# %%
+# Solutions
+# ---------
+# Try each exercise first; open a solution to compare.
+
+# %%
+
+# Solution 1: predict a gradient
+# The first backward stores 6x = (6, -12); the second adds 3x**2 = (3, 12).
+answer_1 = [9.0, 0.0]
+check_exercise_1(answer_1)
+
+# %%
+
+
+# Solution 2: derivatives at many points
+def derivative(f, x):
+    x = x.detach().clone().requires_grad_()  # a tracked copy of our own
+    # each f(x)[i] depends on x[i] only, so the gradient of the sum holds
+    # every derivative at once
+    f(x).sum().backward()
+    return x.grad
+
+
+check_exercise_2(derivative)
+
+# %%
+
+
+# Solution 3: fix a training step
+def train_step(w, x, y, lr):
+    loss = (x @ w - y).pow(2).sum()
+    loss.backward()
+    with torch.no_grad():
+        w -= lr * w.grad
+    w.grad = None  # backward() adds into .grad: reset it for the next step
+
+
+check_exercise_3(train_step)

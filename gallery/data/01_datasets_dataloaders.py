@@ -570,3 +570,209 @@ assert not hasattr(TensorDataset, "__getitems__")
 # Next, :ref:`sphx_glr_lessons_nn_05_classic_cnn.py` builds a
 # convolutional network for images, the kind of model that batches like
 # these feed.
+
+
+# %%
+# Exercises
+# ---------
+# Three exercises on datasets, loaders and the evaluation pass. Each cell
+# ends with a check: run it after your attempt and it says whether you are
+# right. Solutions are at the end.
+#
+# **Exercise 1: count the batches.** A dataset holds 50 samples. Without
+# running anything, work out how many batches
+# ``DataLoader(dataset, batch_size=8)`` yields, how many samples its last
+# batch holds, and how many batches it yields with ``drop_last=True``.
+# Answer with three whole numbers, such as ``(5, 3, 4)``.
+import math
+
+from torch.utils.data import Dataset
+
+
+def check_exercise_1(answer):
+    """Exercise 1's check: run it on your answer."""
+    if answer is ...:
+        print("Exercise 1 not attempted yet: replace ... with three numbers")
+        return
+    dataset = torch.utils.data.TensorDataset(torch.arange(50))
+    loader = torch.utils.data.DataLoader(dataset, batch_size=8)
+    sizes = [len(batch) for (batch,) in loader]
+    short = torch.utils.data.DataLoader(dataset, 8, drop_last=True)
+    expected = (len(sizes), sizes[-1], len(short))
+    if not isinstance(answer, (tuple, list)) or len(answer) != 3:
+        raise AssertionError("answer with three numbers")
+    for name, guess, right in zip(
+        [
+            "the number of batches",
+            "the last batch's size",
+            "the number of batches with drop_last=True",
+        ],
+        answer,
+        expected,
+    ):
+        if guess != right:
+            raise AssertionError(f"{name} is not {guess}: count again")
+    print("Exercise 1: correct")
+
+
+# %%
+# Your attempt at exercise 1, then its check:
+
+
+answer_1 = ...  # (batches, size of the last, batches with drop_last)
+check_exercise_1(answer_1)
+
+# %%
+# **Exercise 2: a dataset of your own.** Write a ``Dataset`` subclass
+# ``Squares(n)`` with ``n`` samples, in which sample ``i`` is the pair
+# ``(x, y)`` of ``float32`` tensors of shape ``(1,)``, ``x`` holding ``i``
+# and ``y`` holding ``i ** 2``. A ``DataLoader`` should then stack them
+# into batches of shape ``(batch_size, 1)``.
+
+
+def check_exercise_2(fn):
+    """Exercise 2's check: run it on your class."""
+    try:
+        dataset = fn(10)
+        len(dataset)
+        dataset[3]
+    except NotImplementedError:
+        print("Exercise 2 not attempted yet: write Squares' three methods")
+        return
+    if len(dataset) != 10:
+        raise AssertionError(f"Squares(10) has {len(dataset)} samples")
+    x, y = dataset[3]
+    for name, t, value in [("x", x, 3.0), ("y", y, 9.0)]:
+        if not isinstance(t, torch.Tensor) or t.dtype != torch.float32:
+            raise AssertionError(f"{name} should be a float32 tensor")
+        if t.shape != (1,) or t.item() != value:
+            raise AssertionError(
+                f"sample 3's {name} should be tensor([{value}]), got {t}"
+            )
+    loader = torch.utils.data.DataLoader(dataset, batch_size=4)
+    xb, yb = list(loader)[-1]
+    if xb.shape != (2, 1) or yb.tolist() != [[64.0], [81.0]]:
+        raise AssertionError(
+            f"the last batch should be samples 8 and 9, got {xb.tolist()}"
+        )
+    print("Exercise 2: correct")
+
+
+# %%
+# Your attempt at exercise 2, then its check:
+
+
+class Squares(Dataset):
+    def __init__(self, n):
+        raise NotImplementedError  # replace with your code
+
+    def __len__(self):
+        raise NotImplementedError
+
+    def __getitem__(self, i):
+        raise NotImplementedError
+
+
+check_exercise_2(Squares)
+
+# %%
+# **Exercise 3: the mean loss over a loader.** Write
+# ``average_loss(model, loader, loss_fn)``, which returns, as a Python
+# number, the mean of ``loss_fn`` over *every sample* the loader yields,
+# where ``loss_fn`` averages over its batch (as ``nn.MSELoss()`` does). Put
+# the model in evaluation mode and record no gradients. The last batch may
+# be smaller than the others.
+
+
+def check_exercise_3(fn):
+    """Exercise 3's check: run it on your attempt."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(3, 8), torch.nn.Dropout(0.5), torch.nn.Linear(8, 1)
+    )
+    x = torch.linspace(-1, 1, 30).view(10, 3)
+    y = x.sum(dim=1, keepdim=True)
+    data = torch.utils.data.TensorDataset(x, y)
+    loader = torch.utils.data.DataLoader(data, batch_size=4)  # 4, 4, 2
+    loss_fn = torch.nn.MSELoss()
+    model.eval()
+    with torch.no_grad():
+        expected = loss_fn(model(x), y).item()
+        per_batch = [loss_fn(model(xb), yb).item() for xb, yb in loader]
+    model.train()
+    try:
+        result = fn(model, loader, loss_fn)
+    except NotImplementedError:
+        print("Exercise 3 not attempted yet: write the body of average_loss")
+        return
+    if not isinstance(result, float):
+        raise AssertionError(f"return a Python float, not {type(result)}")
+    if math.isclose(result, sum(per_batch) / len(per_batch)):
+        raise AssertionError(
+            "that is the mean of the batch means: the last batch holds 2 "
+            "samples, not 4, so weight each batch by its size"
+        )
+    if not math.isclose(result, expected, rel_tol=1e-6):
+        raise AssertionError(
+            f"expected {expected:.6f}, got {result:.6f}: is the model in "
+            "evaluation mode while you measure?"
+        )
+    print("Exercise 3: correct")
+
+
+# %%
+# Your attempt at exercise 3, then its check:
+
+
+def average_loss(model, loader, loss_fn):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_3(average_loss)
+
+# %%
+# Solutions
+# ---------
+# Try each exercise first; open a solution to compare.
+
+# %%
+
+# Solution 1: count the batches
+# 50 = 6 * 8 + 2: six full batches and a seventh of 2, which drop_last
+# drops.
+answer_1 = (7, 2, 6)
+check_exercise_1(answer_1)
+
+# %%
+
+
+# Solution 2: a dataset of your own
+class Squares(Dataset):
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        x = torch.tensor([float(i)])  # float32, shape (1,)
+        return x, x**2
+
+
+check_exercise_2(Squares)
+
+# %%
+
+
+# Solution 3: the mean loss over a loader
+def average_loss(model, loader, loss_fn):
+    model.eval()  # dropout off, batch norm on its running statistics
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for xb, yb in loader:
+            total += loss_fn(model(xb), yb).item() * len(xb)
+            count += len(xb)
+    return total / count
+
+
+check_exercise_3(average_loss)

@@ -338,3 +338,126 @@ assert torch.equal(w.grad, torch.full((3,), 4.0))
 #
 # Next, :ref:`sphx_glr_lessons_nn_02_optim.py` hands the update to
 # ``torch.optim`` and compares smarter rules than plain gradient descent.
+
+
+# %%
+# Exercises
+# ---------
+# Two exercises on layers, parameters and the update. Each cell ends with a
+# check: run it after your attempt and it says whether you are right.
+# Solutions are at the end.
+#
+# **Exercise 1: count before you build.** For
+# ``nn.Sequential(nn.Linear(20, 30), nn.ReLU(), nn.Linear(30, 5))``, work
+# out without running it how many learnable numbers the model holds, and the
+# shape of its first layer's weight. Answer with a pair such as
+# ``(1234, (5, 6))``.
+
+
+def check_exercise_1(answer):
+    """Exercise 1's check: run it on your answer."""
+    if answer is ...:
+        print("Exercise 1 not attempted yet: replace ... with your pair")
+        return
+    model = torch.nn.Sequential(
+        torch.nn.Linear(20, 30), torch.nn.ReLU(), torch.nn.Linear(30, 5)
+    )
+    count = sum(p.numel() for p in model.parameters())
+    shape = tuple(model[0].weight.shape)
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        raise AssertionError("answer with a pair: (count, weight shape)")
+    if answer[0] != count:
+        raise AssertionError(
+            f"the model does not hold {answer[0]} numbers: count each "
+            "layer's weight and bias, and the ReLU's parameters"
+        )
+    if tuple(answer[1]) != shape:
+        raise AssertionError(
+            f"the first weight does not have shape {tuple(answer[1])}: "
+            "which of in_features and out_features comes first?"
+        )
+    print("Exercise 1: correct")
+
+
+# %%
+# Your attempt at exercise 1, then its check:
+
+
+answer_1 = ...  # (count, (rows, columns))
+check_exercise_1(answer_1)
+
+# %%
+# **Exercise 2: one step of gradient descent.** Write
+# ``sgd_step(model, lr)``. After ``backward()`` has filled the gradients, it
+# moves every parameter of ``model`` by ``-lr`` times its gradient, in
+# place, then clears the gradients for the next step.
+
+
+def check_exercise_2(fn):
+    """Exercise 2's check: run it on your attempt."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2)
+    )
+    x, y = torch.randn(5, 3), torch.randn(5, 2)
+    torch.nn.MSELoss(reduction="sum")(model(x), y).backward()
+    expected = {
+        name: (p - 0.1 * p.grad).detach()
+        for name, p in model.named_parameters()
+    }
+    try:
+        fn(model, 0.1)
+    except NotImplementedError:
+        print("Exercise 2 not attempted yet: write the body of sgd_step")
+        return
+    for name, p in model.named_parameters():
+        if not (p.is_leaf and p.requires_grad):
+            raise AssertionError(f"{name} should stay a trainable leaf")
+        if not torch.allclose(p, expected[name]):
+            raise AssertionError(
+                f"{name} did not move to p - lr * p.grad: update each "
+                "parameter in place, under torch.no_grad()"
+            )
+    if any(p.grad is not None and p.grad.any() for p in model.parameters()):
+        raise AssertionError(
+            "the gradients are still there: the next backward() would add "
+            "to them"
+        )
+    print("Exercise 2: correct")
+
+
+# %%
+# Your attempt at exercise 2, then its check:
+
+
+def sgd_step(model, lr):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_2(sgd_step)
+
+# %%
+# Solutions
+# ---------
+# Try each exercise first; open a solution to compare.
+
+# %%
+
+# Solution 1: count before you build
+# 20 * 30 + 30 = 630 in the first layer, 30 * 5 + 5 = 155 in the second,
+# none in the ReLU. A weight is (out_features, in_features).
+answer_1 = (785, (30, 20))
+check_exercise_1(answer_1)
+
+# %%
+
+
+# Solution 2: one step of gradient descent
+def sgd_step(model, lr):
+    with torch.no_grad():  # the update is not part of the graph
+        for p in model.parameters():
+            p -= lr * p.grad
+    model.zero_grad()
+
+
+check_exercise_2(sgd_step)

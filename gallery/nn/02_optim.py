@@ -394,3 +394,221 @@ assert not torch.equal(replayed, next_order)
 #
 # Next, :ref:`sphx_glr_lessons_nn_03_custom_module.py` writes the network as
 # a class of its own, for models that are more than a chain of layers.
+
+
+# %%
+# Exercises
+# ---------
+# Three exercises on optimizers, schedules and checkpoints. Each cell ends
+# with a check: run it after your attempt and it says whether you are right.
+# Solutions are at the end.
+#
+# **Exercise 1: the training loop.** Write
+# ``fit(model, optimizer, x, y, steps)``, which takes ``steps``
+# optimizer steps on the mean squared error ``nn.MSELoss()`` of
+# ``model(x)`` against ``y``, and returns the list of the ``steps`` losses
+# (Python numbers) computed before each step.
+import math
+
+
+def check_exercise_1(fn):
+    """Exercise 1's check: run it on your attempt."""
+    x = torch.linspace(-1, 1, 12).view(6, 2)
+    y = x.sum(dim=1, keepdim=True) ** 2
+    models = []
+    for _ in range(2):
+        torch.manual_seed(0)
+        models.append(
+            torch.nn.Sequential(
+                torch.nn.Linear(2, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1)
+            )
+        )
+    ours, theirs = models
+    opt = torch.optim.SGD(ours.parameters(), lr=0.1, momentum=0.9)
+    expected = []
+    for _ in range(5):
+        loss = torch.nn.functional.mse_loss(ours(x), y)
+        expected.append(loss.item())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    opt = torch.optim.SGD(theirs.parameters(), lr=0.1, momentum=0.9)
+    try:
+        losses = fn(theirs, opt, x, y, 5)
+    except NotImplementedError:
+        print("Exercise 1 not attempted yet: write the body of fit")
+        return
+    if not isinstance(losses, list) or len(losses) != 5:
+        raise AssertionError("return a list with one loss per step")
+    if not all(isinstance(v, float) for v in losses):
+        raise AssertionError("the losses should be Python floats: .item()")
+    for p, q in zip(ours.parameters(), theirs.parameters()):
+        if not torch.allclose(p, q):
+            raise AssertionError(
+                "after 5 steps the weights differ from a correct loop's: "
+                "check the order of zero_grad(), backward() and step()"
+            )
+    if not all(
+        math.isclose(a, b, rel_tol=1e-6) for a, b in zip(losses, expected)
+    ):
+        raise AssertionError(
+            f"the losses should be {[round(v, 4) for v in expected]}"
+        )
+    print("Exercise 1: correct")
+
+
+# %%
+# Your attempt at exercise 1, then its check:
+
+
+def fit(model, optimizer, x, y, steps):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_1(fit)
+
+# %%
+# **Exercise 2: predict a schedule.** An optimizer starts with ``lr=0.1``
+# under ``StepLR(optimizer, step_size=2, gamma=0.5)``, and each training
+# step calls ``optimizer.step()`` and then ``scheduler.step()``. Write down
+# the learning rate used by each of the first six ``optimizer.step()``
+# calls, as a list of six numbers.
+
+
+def check_exercise_2(answer):
+    """Exercise 2's check: run it on your answer."""
+    if answer is ...:
+        print("Exercise 2 not attempted yet: replace ... with six numbers")
+        return
+    w = torch.zeros(1, requires_grad=True)
+    optimizer = torch.optim.SGD([w], lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 2, gamma=0.5)
+    used = []
+    for _ in range(6):
+        used.append(optimizer.param_groups[0]["lr"])
+        optimizer.step()
+        scheduler.step()
+    if not isinstance(answer, (list, tuple)) or len(answer) != 6:
+        raise AssertionError("answer with a list of six learning rates")
+    for i, (guess, lr) in enumerate(zip(answer, used), start=1):
+        if not math.isclose(guess, lr):
+            raise AssertionError(
+                f"step {i} does not use lr {guess}: count the calls to "
+                "scheduler.step() made before it"
+            )
+    print("Exercise 2: correct")
+
+
+# %%
+# Your attempt at exercise 2, then its check:
+
+
+answer_2 = ...  # [lr of step 1, ..., lr of step 6]
+check_exercise_2(answer_2)
+
+# %%
+# **Exercise 3: resume from a checkpoint.** ``checkpoint`` is a dictionary
+# saved as in the lesson, with the keys ``"step"``, ``"model"``,
+# ``"optimizer"`` and ``"scheduler"``. Write
+# ``resume(checkpoint, model, optimizer, scheduler)``, which loads it into
+# freshly built objects so that training continues exactly as if it had
+# never stopped.
+
+
+def check_exercise_3(fn):
+    """Exercise 3's check: run it on your attempt."""
+    x = torch.linspace(-1, 1, 12).view(6, 2)
+    y = x.sum(dim=1, keepdim=True) ** 2
+
+    def build(seed):
+        torch.manual_seed(seed)
+        model = torch.nn.Linear(2, 1)
+        optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 2, gamma=0.5)
+        return model, optimizer, scheduler
+
+    def run(model, optimizer, scheduler, steps):
+        for _ in range(steps):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+
+    straight, first, resumed = build(0), build(0), build(1)
+    run(*straight, 6)
+    run(*first, 3)
+    model, optimizer, scheduler = first
+    checkpoint = {
+        "step": 3,
+        "model": model.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "scheduler": scheduler.state_dict(),
+    }
+    try:
+        fn(checkpoint, *resumed)
+    except NotImplementedError:
+        print("Exercise 3 not attempted yet: write the body of resume")
+        return
+    run(*resumed, 3)
+    for p, q in zip(straight[0].parameters(), resumed[0].parameters()):
+        if not torch.allclose(p, q):
+            raise AssertionError(
+                "3 steps after resume() the weights differ from a run that "
+                "never stopped: is every state that training changes loaded?"
+            )
+    print("Exercise 3: correct")
+
+
+# %%
+# Your attempt at exercise 3, then its check:
+
+
+def resume(checkpoint, model, optimizer, scheduler):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_3(resume)
+
+# %%
+# Solutions
+# ---------
+# Try each exercise first; open a solution to compare.
+
+# %%
+
+
+# Solution 1: the training loop
+def fit(model, optimizer, x, y, steps):
+    loss_fn = nn.MSELoss()
+    losses = []
+    for _ in range(steps):
+        loss = loss_fn(model(x), y)
+        losses.append(loss.item())
+        optimizer.zero_grad()  # else backward() adds to the old gradients
+        loss.backward()
+        optimizer.step()
+    return losses
+
+
+check_exercise_1(fit)
+
+# %%
+
+# Solution 2: predict a schedule
+# Step i uses the lr after i - 1 calls to scheduler.step(), which halves it
+# after every second call.
+answer_2 = [0.1, 0.1, 0.05, 0.05, 0.025, 0.025]
+check_exercise_2(answer_2)
+
+# %%
+
+
+# Solution 3: resume from a checkpoint
+def resume(checkpoint, model, optimizer, scheduler):
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])  # Adam's averages
+    scheduler.load_state_dict(checkpoint["scheduler"])  # where the lr is
+
+
+check_exercise_3(resume)

@@ -342,3 +342,218 @@ torch.testing.assert_close(
 #
 # Next, :ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py` feeds a
 # model real datasets in shuffled mini-batches.
+
+
+# %%
+# Exercises
+# ---------
+# Three exercises on writing, registering and freezing modules. Each cell
+# ends with a check: run it after your attempt and it says whether you are
+# right. Solutions are at the end.
+#
+# **Exercise 1: a skip connection.** Write a module ``SkipNet(dim)`` that
+# holds one ``nn.Linear(dim, dim)`` and whose ``forward`` returns
+# ``x + relu(linear(x))``: the input skips past the layer and is added to
+# its output, something a plain ``nn.Sequential`` cannot express.
+
+
+def check_exercise_1(fn):
+    """Exercise 1's check: run it on your class."""
+    torch.manual_seed(0)
+    try:
+        net = fn(4)
+        out = net(torch.ones(2, 4))
+    except NotImplementedError:
+        print("Exercise 1 not attempted yet: write SkipNet's two methods")
+        return
+    names = [name for name, _ in net.named_parameters()]
+    linears = [m for m in net.modules() if isinstance(m, torch.nn.Linear)]
+    if len(names) != 2 or len(linears) != 1:
+        raise AssertionError(
+            "SkipNet should register one nn.Linear (a weight and a bias); "
+            f"its parameters are {names}"
+        )
+    x = torch.linspace(-2, 2, 12).view(3, 4)
+    out = net(x)
+    expected = x + torch.relu(linears[0](x))
+    if out.shape != expected.shape or not torch.allclose(out, expected):
+        raise AssertionError("net(x) should be x + relu(linear(x))")
+    print("Exercise 1: correct")
+
+
+# %%
+# Your attempt at exercise 1, then its check:
+
+
+class SkipNet(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        raise NotImplementedError  # create the layer here
+
+    def forward(self, x):
+        raise NotImplementedError  # and use it here
+
+
+check_exercise_1(SkipNet)
+
+# %%
+# **Exercise 2: register what the module holds.** This module gives each
+# input several scores, one per head, plus a fixed offset. It runs, but an
+# optimizer over its ``parameters()`` would train nothing, its state dict
+# is empty and ``.to(...)`` moves none of it:
+#
+# .. code-block:: python
+#
+#    class Heads(nn.Module):
+#        def __init__(self, d_in, n_heads):
+#            super().__init__()
+#            self.heads = [nn.Linear(d_in, 1) for _ in range(n_heads)]
+#            self.offset = torch.zeros(n_heads)
+#
+#        def forward(self, x):
+#            scores = [head(x) for head in self.heads]
+#            return torch.cat(scores, dim=1) + self.offset
+#
+# Write it again so that the heads are trained, and the offset is saved and
+# moved with the module but not trained.
+
+
+def check_exercise_2(fn):
+    """Exercise 2's check: run it on your class."""
+    torch.manual_seed(0)
+    try:
+        net = fn(3, 4)
+    except NotImplementedError:
+        print("Exercise 2 not attempted yet: write the Heads class")
+        return
+    if "offset" in dict(net.named_parameters()):
+        raise AssertionError("offset should not be trained: a buffer")
+    n_params = len(list(net.parameters()))
+    if n_params != 8:
+        raise AssertionError(
+            f"net.parameters() yields {n_params} tensors; the 4 heads hold "
+            "8 (a weight and a bias each)"
+        )
+    if "offset" not in net.state_dict():
+        raise AssertionError("offset is not in the state dict: register it")
+    net.to(torch.float64)
+    kinds = {name: t.dtype for name, t in net.state_dict().items()}
+    if set(kinds.values()) != {torch.float64}:
+        raise AssertionError(f".to(torch.float64) missed some: {kinds}")
+    x = torch.linspace(-1, 1, 15, dtype=torch.float64).view(5, 3)
+    heads = [m for m in net.modules() if isinstance(m, torch.nn.Linear)]
+    expected = torch.cat([head(x) for head in heads], dim=1) + net.offset
+    out = net(x)
+    if out.shape != (5, 4) or not torch.allclose(out, expected):
+        raise AssertionError("the forward pass should be the one above")
+    print("Exercise 2: correct")
+
+
+# %%
+# Your attempt at exercise 2, then its check:
+
+
+class Heads(nn.Module):
+    def __init__(self, d_in, n_heads):
+        super().__init__()
+        raise NotImplementedError  # register the heads and the offset
+
+    def forward(self, x):
+        raise NotImplementedError  # as in the version above
+
+
+check_exercise_2(Heads)
+
+# %%
+# **Exercise 3: what still trains?** After these lines, how many parameter
+# tensors of ``net`` still require gradients, and how many numbers do they
+# hold? Answer with a pair of whole numbers.
+#
+# .. code-block:: python
+#
+#    net = nn.Sequential(
+#        nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 4), nn.ReLU(),
+#        nn.Linear(4, 2),
+#    )
+#    net[0].requires_grad_(False)
+#    net[2].weight.requires_grad_(False)
+
+
+def check_exercise_3(answer):
+    """Exercise 3's check: run it on your answer."""
+    if answer is ...:
+        print("Exercise 3 not attempted yet: replace ... with your pair")
+        return
+    net = torch.nn.Sequential(
+        torch.nn.Linear(3, 4),
+        torch.nn.ReLU(),
+        torch.nn.Linear(4, 4),
+        torch.nn.ReLU(),
+        torch.nn.Linear(4, 2),
+    )
+    net[0].requires_grad_(False)
+    net[2].weight.requires_grad_(False)
+    trainable = [p for p in net.parameters() if p.requires_grad]
+    expected = (len(trainable), sum(p.numel() for p in trainable))
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        raise AssertionError("answer with a pair: (tensors, numbers)")
+    if tuple(answer) != expected:
+        raise AssertionError(
+            f"{tuple(answer)} is not right: list the parameters layer by "
+            "layer and strike out the frozen ones"
+        )
+    print("Exercise 3: correct")
+
+
+# %%
+# Your attempt at exercise 3, then its check:
+
+
+answer_3 = ...  # (tensors, numbers)
+check_exercise_3(answer_3)
+
+# %%
+# Solutions
+# ---------
+# Try each exercise first; open a solution to compare.
+
+# %%
+
+
+# Solution 1: a skip connection
+class SkipNet(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.linear = nn.Linear(dim, dim)  # an attribute: registered
+
+    def forward(self, x):
+        return x + torch.relu(self.linear(x))
+
+
+check_exercise_1(SkipNet)
+
+# %%
+
+
+# Solution 2: register what the module holds
+class Heads(nn.Module):
+    def __init__(self, d_in, n_heads):
+        super().__init__()
+        self.heads = nn.ModuleList(nn.Linear(d_in, 1) for _ in range(n_heads))
+        self.register_buffer("offset", torch.zeros(n_heads))
+
+    def forward(self, x):
+        scores = [head(x) for head in self.heads]
+        return torch.cat(scores, dim=1) + self.offset
+
+
+check_exercise_2(Heads)
+
+# %%
+
+# Solution 3: what still trains?
+# requires_grad_(False) on a module freezes its weight and its bias; the
+# second line freezes one more tensor. Left: net[2].bias (4 numbers),
+# net[4].weight (2 x 4 = 8) and net[4].bias (2).
+answer_3 = (3, 14)
+check_exercise_3(answer_3)

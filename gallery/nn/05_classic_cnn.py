@@ -374,3 +374,149 @@ torch.testing.assert_close(  # an int64 target is promoted
 # Next, :ref:`sphx_glr_lessons_nn_07_cifar10_classifier.py` trains a CNN on
 # real photos, the CIFAR-10 dataset, and teaches the loss used for
 # classification.
+
+
+# %%
+# Exercises
+# ---------
+# Three exercises on the shapes and sizes of convolutional layers. Each
+# cell ends with a check: run it after your attempt and it says whether you
+# are right. Solutions are at the end.
+#
+# **Exercise 1: the size rule as code.** Write ``conv_out_size(n, k, p, s)``,
+# which returns, as a whole number, the output length of one side of length
+# ``n`` through a convolution (or pooling) with kernel size ``k``, padding
+# ``p`` and stride ``s``. The check compares it with what ``F.conv2d``
+# really returns.
+
+
+def check_exercise_1(fn):
+    """Exercise 1's check: run it on your attempt."""
+    cases = [(32, 5, 0, 1), (32, 5, 2, 1), (32, 5, 0, 2), (28, 3, 1, 2)]
+    cases += [(7, 3, 0, 3), (10, 4, 1, 3), (14, 2, 0, 2)]
+    for n, k, p, s in cases:
+        image, kernel = torch.zeros(1, 1, n, n), torch.zeros(1, 1, k, k)
+        size = torch.nn.functional.conv2d(image, kernel, padding=p, stride=s)
+        try:
+            out = fn(n, k, p, s)
+        except NotImplementedError:
+            print("Exercise 1 not attempted yet: write conv_out_size's body")
+            return
+        if not isinstance(out, int):
+            raise AssertionError(
+                f"conv_out_size({n}, {k}, {p}, {s}) returned {out!r}, not a "
+                "whole number (an int): // divides and rounds down"
+            )
+        if out != size.shape[-1]:
+            raise AssertionError(
+                f"conv_out_size({n}, {k}, {p}, {s}) returned {out}, but "
+                f"the convolution gives {size.shape[-1]}"
+            )
+    print("Exercise 1: correct")
+
+
+# %%
+# Your attempt at exercise 1, then its check:
+
+
+def conv_out_size(n, k, p, s):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_1(conv_out_size)
+
+# %%
+# **Exercise 2: LeNet on smaller images.** The lesson's LeNet expects 32x32
+# images, so its ``fc1`` has ``16 * 5 * 5 = 400`` inputs. With the same
+# convolutions and poolings, how many inputs must ``fc1`` have for 28x28
+# images? Follow the side length layer by layer.
+
+
+def check_exercise_2(answer):
+    """Exercise 2's check: run it on your answer."""
+    if answer is ...:
+        print("Exercise 2 not attempted yet: replace ... with a number")
+        return
+    x = torch.zeros(1, 1, 28, 28)
+    x = torch.nn.functional.max_pool2d(torch.nn.Conv2d(1, 6, 5)(x), 2)
+    x = torch.nn.functional.max_pool2d(torch.nn.Conv2d(6, 16, 5)(x), 2)
+    if answer == 400:
+        raise AssertionError("400 is right for 32x32 images, not 28x28")
+    if answer != x[0].numel():
+        raise AssertionError(
+            f"fc1 would not get {answer} numbers per image: work out the "
+            "side after each convolution and pooling, then multiply by the "
+            "number of channels"
+        )
+    print("Exercise 2: correct")
+
+
+# %%
+# Your attempt at exercise 2, then its check:
+
+
+answer_2 = ...  # fc1's in_features for 28x28 images
+check_exercise_2(answer_2)
+
+# %%
+# **Exercise 3: few weights in a convolution.** How many learnable numbers
+# does ``nn.Conv2d(3, 16, kernel_size=3)`` hold, and how many does
+# ``nn.Linear(3 * 32 * 32, 16)``, which maps a whole 32x32 colour image to
+# 16 numbers? Answer with a pair.
+
+
+def check_exercise_3(answer):
+    """Exercise 3's check: run it on your answer."""
+    if answer is ...:
+        print("Exercise 3 not attempted yet: replace ... with your pair")
+        return
+    layers = [torch.nn.Conv2d(3, 16, 3), torch.nn.Linear(3 * 32 * 32, 16)]
+    counts = [sum(p.numel() for p in layer.parameters()) for layer in layers]
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        raise AssertionError("answer with a pair: (convolution, linear)")
+    for name, guess, count in zip(["Conv2d", "Linear"], answer, counts):
+        if guess != count:
+            raise AssertionError(
+                f"the {name} does not hold {guess} numbers: count its "
+                "weight's shape and its bias"
+            )
+    print("Exercise 3: correct")
+
+
+# %%
+# Your attempt at exercise 3, then its check:
+
+
+answer_3 = ...  # (convolution, linear)
+check_exercise_3(answer_3)
+
+# %%
+# Solutions
+# ---------
+# Try each exercise first; open a solution to compare.
+
+# %%
+
+
+# Solution 1: the size rule as code
+def conv_out_size(n, k, p, s):
+    return (n + 2 * p - k) // s + 1
+
+
+check_exercise_1(conv_out_size)
+
+# %%
+
+# Solution 2: LeNet on smaller images
+# 28 -> conv 5x5 -> 24 -> pool -> 12 -> conv 5x5 -> 8 -> pool -> 4, and
+# 16 channels of 4x4.
+answer_2 = 16 * 4 * 4
+check_exercise_2(answer_2)
+
+# %%
+
+# Solution 3: few weights in a convolution
+# Conv2d: a (16, 3, 3, 3) weight and 16 biases, 448 in all, whatever the
+# image size. Linear: a (16, 3072) weight and 16 biases, 49,168.
+answer_3 = (16 * 3 * 3 * 3 + 16, 16 * 3 * 32 * 32 + 16)
+check_exercise_3(answer_3)

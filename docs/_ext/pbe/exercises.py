@@ -18,7 +18,7 @@ from . import gallery
 _CHUNK = re.compile(r"^(?=\.\. GENERATED FROM PYTHON SOURCE LINES )", re.M)
 _SOLUTION = re.compile(
     r"\A(?P<marker>\.\. GENERATED FROM PYTHON SOURCE LINES [\d-]+\n)\n*"
-    r"\.\. code-block:: Python\n\n    # (?P<title>Solution \d+.*)\n"
+    r"\.\. code-block:: Python\n\n+    # (?P<title>Solution \d+.*)\n"
 )
 
 

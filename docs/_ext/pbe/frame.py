@@ -35,7 +35,7 @@ def frame_rst(lesson: Lesson, stamp: dict | None) -> str:
     return (
         ".. rst-class:: pbe-time\n\n"
         f"**About {minutes} minutes** to read the core of this lesson (its "
-        "text and code before *Going deeper*).\n\n"
+        "text and code before *Going deeper* and the exercises).\n\n"
         f".. rst-class:: pbe-verified\n\n{verified}.\n\n"
     )
 

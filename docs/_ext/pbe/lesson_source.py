@@ -28,6 +28,7 @@ MAX_SITE_ASSERT_SHARE = 0.05  # the same over the whole site
 WORDS_PER_MINUTE = 120  # technical prose, studied rather than skimmed
 CODE_LINES_PER_MINUTE = 5  # a line of code and its output: 12 seconds
 DEEPER = "Going deeper"  # the heading that ends a lesson's core
+EXERCISES = "Exercises"  # practice after the core (and after Going deeper)
 # Calls that count as a check, besides ``assert`` statements.
 CHECK_CALLS = frozenset({"assert_close", "gradcheck", "gradgradcheck"})
 
@@ -84,9 +85,10 @@ class Lesson:
 
     @property
     def core_end(self) -> int:
-        """The line of the "Going deeper" heading, which ends the core."""
+        """The line of the first "Going deeper" or "Exercises" heading."""
         for (n, title), (_, rule) in zip(self.prose, self.prose[1:]):
-            if title.strip() == DEEPER and set(rule.strip()) == {"-"}:
+            heading = set(rule.strip()) == {"-"}
+            if title.strip() in (DEEPER, EXERCISES) and heading:
                 return n
         return len(self.source.splitlines()) + 1
 
