@@ -270,7 +270,7 @@ for name, model in models.items():
     print(f"{name:>12}: {size:>6,} parameters, {seconds:4.1f} s, best "
           f"validation accuracy {max(histories[name]):.1%}")  # fmt: skip
 # sphinx_gallery_start_ignore
-assert max(histories["letter pairs"]) > 0.5, "far above guessing (13 %)"
+assert 0.65 < max(histories["letter pairs"]) < 0.75, "seven in ten"
 for name in ("GRU", "LSTM"):
     assert max(histories[name]) > max(histories["letter pairs"]) + 0.02
     assert max(histories[name]) == (
@@ -309,23 +309,33 @@ predictions = {name: predict_part(m, "test") for name, m in models.items()}
 for name, guess in predictions.items():
     test_accuracy = (guess == targets).float().mean()
     print(f"{name:>12}: test accuracy {test_accuracy:.1%}")
+    # sphinx_gallery_start_ignore
+    assert abs(test_accuracy - max(histories[name])) < 0.03
+    # sphinx_gallery_end_ignore
 
 # %%
 # The test accuracies are close to the validation ones: the choices made on
 # validation did not merely fit those words.
-#
+
+# %%
 # Going deeper
 # ------------
 # Optional on a first read.
 #
 # Words the model has never seen
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# We keep the network with the better *validation* accuracy (choosing by
-# test accuracy would make the test set one more validation set).
-# ``predict`` runs a word as a batch of one and turns its ten scores into
-# probabilities with a softmax. "Butterfly" in our ten languages, words
-# that are in none of the lists:
+# To use one network we keep the one with the better *validation*
+# accuracy (choosing by test accuracy would make the test set one more
+# validation set). The two are within about a point of each other, some 23
+# of the 2,297 validation words: too close to call one architecture better
+# at this task. ``predict`` runs a word as a batch of one and turns its ten
+# scores into probabilities with a softmax. "Butterfly" in our ten
+# languages, words that are in none of the lists:
 chosen = max(("GRU", "LSTM"), key=lambda name: max(histories[name]))
+# sphinx_gallery_start_ignore
+assert abs(max(histories["GRU"]) - max(histories["LSTM"])) < 0.015
+assert len(parts["val"]) == 2297
+# sphinx_gallery_end_ignore
 
 
 def predict(model, word, k=3):
@@ -376,26 +386,33 @@ ax.set_title(f"{chosen} on the test words")
 fig.colorbar(image, ax=ax, label="share of the true language's words")
 fig.tight_layout()
 plt.show()
+# sphinx_gallery_start_ignore
+assert set(share.diag().topk(2).indices.tolist()) == {8, 9}  # pl, fi
+assert (share - share.diag().diag()).flatten().topk(3).indices.tolist()[0] in (
+    5 * 10 + 7,  # Spanish read as Portuguese
+    7 * 10 + 5,
+)
+assert share[4, 0] + share[0, 4] > 0.1  # French and English
+# sphinx_gallery_end_ignore
 
 # %%
-# The diagonal holds each language's accuracy. The mistakes sit where a
-# linguist would expect them: Spanish and Portuguese, the Romance languages
-# among each other, English, Dutch and German. Polish and Finnish, each
-# alone in its family here, are named best.
+# The diagonal holds each language's accuracy. Polish and Finnish, each
+# alone in its family here, are named best. The largest mistakes are
+# between close neighbours: Spanish read as Portuguese and back, and
+# English and French, which share many words of the same spelling.
 #
 # Where the test mistakes come from
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# Lists drawn from subtitles, news and social media hold names, loan words
-# and words spelled alike in two languages. The first wrong test
-# predictions of the kept network, true language first:
+# The first wrong test predictions of the kept network, true language
+# first:
 test_words = [words[i] for i in parts["test"]]
 for i in (guess != truth).nonzero().squeeze(1)[:12].tolist():
     print(f"{test_words[i]:>14}: {NAMES[truth[i]]}, read as {NAMES[guess[i]]}")
 
 # %%
-# Names of people and places, English words used in other languages, and
-# words that merely *could* be in another language: spelling alone cannot
-# settle many of them.
+# Many are words that exist in the language the model chose as well, but
+# were frequent enough for only one list; others are short or borrowed.
+# Spelling alone cannot settle them.
 #
 # The curves behind "the best epoch"
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -408,11 +425,19 @@ ax.set_title("Validation accuracy while training")
 ax.legend()
 fig.tight_layout()
 plt.show()
+# sphinx_gallery_start_ignore
+for name in ("GRU", "LSTM"):
+    assert histories[name][0] < histories["letter pairs"][0]
+    assert histories[name].index(max(histories[name])) >= 8
+assert (
+    max(histories["letter pairs"][-4:]) - histories["letter pairs"][-4] < 0.01
+)
+# sphinx_gallery_end_ignore
 
 # %%
-# The networks pass the baseline within the first epochs and then flatten
-# out: more epochs would fit the training words better, not the validation
-# words.
+# Both networks start below the baseline and pass it after a few epochs.
+# The baseline levels off; the networks still gain a little near the end,
+# where validation picked their weights.
 #
 # The last real step without packing
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
