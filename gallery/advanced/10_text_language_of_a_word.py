@@ -276,17 +276,6 @@ for name in ("GRU", "LSTM"):
     assert max(histories[name]) == (
         (predict_part(models[name], "val") == data["val"][2]).float().mean()
     ), "the best epoch's weights are back"
-assert models["letter pairs"].weight[UNKNOWN * n_chars + UNKNOWN].eq(0).all()
-torch.testing.assert_close(  # EmbeddingBag(sum) == pair counts @ weights
-    models["letter pairs"](padded, None),
-    nn.functional.one_hot(
-        (lambda m: m[:, :-1] * n_chars + m[:, 1:])(F.pad(padded, (1, 1))),
-        n_chars**2,
-    )[:, :, 1:]
-    .sum(1)
-    .float()
-    @ models["letter pairs"].weight[1:],
-)
 assert sum(p.numel() for p in models["LSTM"].rnn.parameters()) * 3 == 4 * sum(
     p.numel() for p in models["GRU"].rnn.parameters()
 )
@@ -312,6 +301,21 @@ for name, guess in predictions.items():
     # sphinx_gallery_start_ignore
     assert abs(test_accuracy - max(histories[name])) < 0.03
     # sphinx_gallery_end_ignore
+# sphinx_gallery_start_ignore
+assert models["letter pairs"].weight[UNKNOWN * n_chars + UNKNOWN].eq(0).all()
+torch.testing.assert_close(  # EmbeddingBag(sum) == pair counts @ weights
+    models["letter pairs"](padded.to(device), None),
+    nn.functional.one_hot(
+        (lambda m: m[:, :-1] * n_chars + m[:, 1:])(
+            F.pad(padded.to(device), (1, 1))
+        ),
+        n_chars**2,
+    )[:, :, 1:]
+    .sum(1)
+    .float()
+    @ models["letter pairs"].weight[1:],
+)
+# sphinx_gallery_end_ignore
 
 # %%
 # The test accuracies are close to the validation ones: the choices made on
@@ -326,14 +330,14 @@ for name, guess in predictions.items():
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # To use one network we keep the one with the better *validation*
 # accuracy (choosing by test accuracy would make the test set one more
-# validation set). The two are within about a point of each other, some 23
-# of the 2,297 validation words: too close to call one architecture better
-# at this task. ``predict`` runs a word as a batch of one and turns its ten
+# validation set). The two are close: one point of accuracy is 23 of the
+# 2,297 validation words, too few to call one architecture better at this
+# task. ``predict`` runs a word as a batch of one and turns its ten
 # scores into probabilities with a softmax. "Butterfly" in our ten
 # languages, words that are in none of the lists:
 chosen = max(("GRU", "LSTM"), key=lambda name: max(histories[name]))
 # sphinx_gallery_start_ignore
-assert abs(max(histories["GRU"]) - max(histories["LSTM"])) < 0.015
+assert abs(max(histories["GRU"]) - max(histories["LSTM"])) < 0.02
 assert len(parts["val"]) == 2297
 # sphinx_gallery_end_ignore
 
@@ -386,20 +390,12 @@ ax.set_title(f"{chosen} on the test words")
 fig.colorbar(image, ax=ax, label="share of the true language's words")
 fig.tight_layout()
 plt.show()
-# sphinx_gallery_start_ignore
-assert set(share.diag().topk(2).indices.tolist()) == {8, 9}  # pl, fi
-assert (share - share.diag().diag()).flatten().topk(3).indices.tolist()[0] in (
-    5 * 10 + 7,  # Spanish read as Portuguese
-    7 * 10 + 5,
-)
-assert share[4, 0] + share[0, 4] > 0.1  # French and English
-# sphinx_gallery_end_ignore
 
 # %%
 # The diagonal holds each language's accuracy. Polish and Finnish, each
-# alone in its family here, are named best. The largest mistakes are
-# between close neighbours: Spanish read as Portuguese and back, and
-# English and French, which share many words of the same spelling.
+# alone in its family here, are named best. Many mistakes are between close
+# neighbours: Spanish and Portuguese, or English and French, which share
+# many words of the same spelling.
 #
 # Where the test mistakes come from
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -408,6 +404,11 @@ assert share[4, 0] + share[0, 4] > 0.1  # French and English
 test_words = [words[i] for i in parts["test"]]
 for i in (guess != truth).nonzero().squeeze(1)[:12].tolist():
     print(f"{test_words[i]:>14}: {NAMES[truth[i]]}, read as {NAMES[guess[i]]}")
+# sphinx_gallery_start_ignore
+assert set(share.diag().topk(2).indices.tolist()) == {8, 9}  # pl, fi
+assert share[5, 7] + share[7, 5] > 0.1  # Spanish and Portuguese
+assert share[4, 0] + share[0, 4] > 0.1  # French and English
+# sphinx_gallery_end_ignore
 
 # %%
 # Many are words that exist in the language the model chose as well, but
@@ -428,7 +429,7 @@ plt.show()
 # sphinx_gallery_start_ignore
 for name in ("GRU", "LSTM"):
     assert histories[name][0] < histories["letter pairs"][0]
-    assert histories[name].index(max(histories[name])) >= 8
+    assert histories[name].index(max(histories[name])) >= 6
 assert (
     max(histories["letter pairs"][-4:]) - histories["letter pairs"][-4] < 0.01
 )
@@ -436,17 +437,17 @@ assert (
 
 # %%
 # Both networks start below the baseline and pass it after a few epochs.
-# The baseline levels off; the networks still gain a little near the end,
-# where validation picked their weights.
+# The baseline levels off; the networks keep gaining slowly, and validation
+# picked their weights from a late epoch.
 #
 # The last real step without packing
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # A one-directional network run on the padded batch does pass each word's
 # last real character: ``output`` holds the state after every step, so the
-# state at step ``length - 1`` is the right summary, and ``gather`` picks
-# it. The network still computes the padding steps, and a bidirectional
-# one's backward direction would start in the padding, so packing is the
-# general answer.
+# state at step ``length - 1`` is the right summary, and indexing each row
+# at its own last step picks it. The network still computes the padding
+# steps, and a bidirectional one's backward direction would start in the
+# padding, so packing is the general answer.
 with torch.no_grad():
     output, _ = gru(embed(padded))  # (3, 10, 16): the state after every step
 last = torch.tensor([2, 4, 10]) - 1
