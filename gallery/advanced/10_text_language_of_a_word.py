@@ -473,8 +473,9 @@ torch.testing.assert_close(h_last, h_packed)
 #    - **torchtext** (``Field``, ``BucketIterator``, ``build_vocab``): its
 #      development stopped with release 0.18 (April 2024). A dictionary from
 #      characters to indices and ``pad_sequence`` do this lesson's share.
-#    - **output[:, -1]** of a padded batch as each sequence's summary: it is
-#      the state after the padding; use ``h_n`` of a packed run.
+#    - **The last step of a padded batch**, ``output[:, -1]``, as each
+#      sequence's summary: it is the state after the padding; use ``h_n`` of
+#      a packed run.
 
 # %%
 # Takeaways
