@@ -63,6 +63,22 @@ def test_ruff_check_finds_nothing():
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
+def test_sphinx_gallery_reads_every_hidden_block(lesson):
+    """A hidden block sits in one code cell (not in the prose before it)."""
+    from sphinx_gallery import py_source_parser
+
+    _, blocks = py_source_parser.split_code_and_text_blocks(str(lesson))
+    for block in blocks:
+        if block.type == "code":
+            py_source_parser.remove_ignore_blocks(block.content)
+        else:
+            assert rules.START not in block.content, (
+                f"{lesson.name}, line {block.lineno}: a hidden block right "
+                "after prose is prose; put a blank line before it"
+            )
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
 def test_hidden_blocks_hold_only_checks(lesson):
     """The notebook lacks hidden code: it may only check, never compute."""
     bad = Lesson.read(lesson).hidden_non_checks()

@@ -236,6 +236,7 @@ plt.show()
 # an existing model by name, and a fresh ``Sequential`` loaded with the
 # snapshot reproduces the very first loss. We call ``eval()`` first, a
 # habit that matters in :ref:`sphx_glr_lessons_nn_03_custom_module.py`.
+
 # sphinx_gallery_start_ignore
 assert torch.equal(state["0.weight"], first.weight.detach())
 assert not torch.equal(initial_state["0.weight"], first.weight.detach())
