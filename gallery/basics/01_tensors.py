@@ -92,17 +92,17 @@ assert dice.min() == 1 and dice.max() == 6 and dice.bincount()[1:].min() > 0
 # sphinx_gallery_end_ignore
 
 # %%
-# ``bincount`` counts each value from 0 up to the largest drawn: its seven
-# entries show that 0 never came up, 1 to 6 did, and 7 never appeared.
+# ``bincount`` counts each value from 0 up to the largest drawn, 6: 0
+# never came up, 1 to 6 did.
 #
 # Arithmetic and in-place methods
 # -------------------------------
-# An addition can be written as an operator or as a function; both give
-# the same bits (``torch.equal`` compares shapes and values exactly). A
-# method whose name ends in ``_`` changes its tensor *in place* and
-# returns it: the values change, and the memory usually stays (``resize_``,
-# for one, may have to move it). ``data_ptr()`` gives the memory address of a
-# tensor's first element, so an unchanged address means the same memory.
+# An addition can be written as an operator or as a function; both give the
+# same bits (``torch.equal`` compares them exactly). A method whose name ends
+# in ``_`` changes its tensor *in place* and returns it: the values change, and
+# the memory usually stays. ``data_ptr()`` gives the memory address of a
+# tensor's first element, so an unchanged address means the same memory;
+# ``clone()`` copies a tensor into new memory.
 a = torch.rand(2, 3)
 b = torch.rand(2, 3)
 print(f"a + b equals torch.add(a, b): {torch.equal(a + b, torch.add(a, b))}")
@@ -148,7 +148,8 @@ assert total.shape == () and total.item() == 10.0
 # Indices start at zero and slices follow Python's rules, with one
 # exception: a slice's step must be positive, so ``t[::-1]`` raises an
 # error; ``torch.flip`` reverses instead. A slice is a *view*: it shares
-# memory with its tensor, so writing through it changes the original.
+# memory with its tensor, so writing through it changes the original. An
+# integer index removes its dimension; a slice keeps it.
 t = torch.arange(20).reshape(4, 5)
 print(t)
 print(f"t[0, 3] = {t[0, 3].item()}, column 2: {t[:, 2].tolist()}")
@@ -189,7 +190,7 @@ assert t[0, 1] == 1 and t[:, 0].tolist() == [0, 0, 0, 0]
 # PyTorch in elements). The figure shows where in memory each element of a
 # ``(3, 4)`` tensor and of its transpose ``.T`` sits: ``.T`` just swaps the
 # strides, so reading it row by row jumps through memory (0, 4, 8, 1, ...):
-# it is not *contiguous*.
+# it is not *contiguous*. ``x.stride()`` returns a tensor's strides.
 import matplotlib.pyplot as plt
 
 grid = torch.arange(12).view(3, 4)  # values = positions in memory
@@ -236,8 +237,9 @@ assert flat.data_ptr() != grid.data_ptr() and flat[:4].tolist() == [0, 4, 8, 1]
 # ----------
 # With the default settings, Python floats become ``float32`` and Python
 # ints ``int64``; ``/`` gives floats, ``//`` keeps integers. When dtypes
-# mix, the higher *category* wins (bool < integer < float < complex), and a
-# Python number of the same category as the tensor does not widen it.
+# mix, the higher *category* wins (bool < integer < float < complex);
+# within a category, the wider dtype wins; and a Python number of the same
+# category as the tensor does not widen it.
 # ``.to(dtype)`` converts; ``.double()`` and ``.float()`` are shorthands.
 i32 = torch.tensor([7, 8], dtype=torch.int32)
 i64 = torch.tensor([7, 8])
@@ -358,7 +360,8 @@ assert split.stride() == (2, 1, 4) and grid[0, 0] == 100
 # (``uint8`` with ``int8`` gives ``int16``). A Python number, or a 0-dim
 # tensor, of the same category as a tensor with dimensions does not widen
 # it. The unsigned types ``uint16``, ``uint32`` and ``uint64`` are the
-# exception: mixing them with another integer dtype raises an error.
+# exception: they have little support, and mixing them with another
+# integer dtype or bool raises an error.
 u8 = torch.tensor([200], dtype=torch.uint8)
 i8 = torch.tensor([-1], dtype=torch.int8)
 print(f"uint8 + int8 -> {(u8 + i8).dtype}, value {(u8 + i8).item()}")

@@ -172,8 +172,8 @@ plt.show()
 # The loss drops steeply at first and then along a nearly straight line:
 # late in training each step removes about the same fraction of what is
 # left. It can head towards zero because the 64 rows of hidden activations
-# are linearly independent (rank 64), so some ``W_2`` fits any 64 targets
-# exactly.
+# are linearly independent (rank 64, computed below with the trained
+# ``W_1``), so some ``W_2`` fits any 64 targets exactly.
 removed = 1 - losses[301:] / losses[300:-1]  # fraction removed per step
 lo, hi = removed.min(), removed.max()
 print(f"fraction of the loss removed per step, 300-499: {lo:.2%}-{hi:.2%}")

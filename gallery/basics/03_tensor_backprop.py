@@ -92,7 +92,7 @@ if device.type == "cpu":  # on an accelerator, .cpu() always makes a copy
 #    * - NumPy
 #      - PyTorch
 #    * - ``x @ w1`` or ``x.dot(w1)``
-#      - ``x @ w1`` or ``x.mm(w1)``
+#      - ``x @ w1`` or ``x.mm(w1)`` (torch's ``dot`` takes 1-D tensors only)
 #    * - ``np.maximum(h, 0.0)``
 #      - ``h.clamp(min=0)`` or ``torch.relu(h)``
 #    * - ``np.sum(err**2)``
@@ -108,8 +108,10 @@ if device.type == "cpu":  # on an accelerator, .cpu() always makes a copy
 # -------------------
 # The learning rate is the one the warm-up lesson used.
 # Each step stores its loss into a preallocated tensor on the device:
-# ``loss.item()`` copies a number to the CPU, which must then wait for the
-# accelerator to finish, so we read numbers back only every 100 steps.
+# an accelerator runs work *asynchronously* (Python queues operations and
+# moves on), and ``loss.item()`` copies a number to the CPU, which must then
+# wait for all queued work to finish, so we read numbers back only every
+# 100 steps.
 learning_rate = 5e-7
 steps = 500
 losses = torch.empty(steps, dtype=torch.float64, device=device)
@@ -196,12 +198,12 @@ torch.testing.assert_close(w2.cpu(), torch.from_numpy(w2_ref))
 # How close is close enough?
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~
 # For ``float64``, ``assert_close`` allows by default a difference of
-# :math:`10^{-7}` plus :math:`10^{-7}` times the expected value. Here the
-# losses agree much better than that. Their relative difference starts near
-# ``float64``'s rounding error and grows as each run builds on its own
-# rounding; we check a tighter bound of :math:`10^{-7}` separately, since
-# at the final loss, about 0.015, ``assert_close``'s absolute term alone
-# would allow a relative difference near :math:`7 \times 10^{-6}`.
+# :math:`10^{-7}` plus :math:`10^{-7}` times the size of the expected value.
+# Here the losses agree much better than that. Their relative difference starts
+# near ``float64``'s rounding error and grows as each run builds on its own
+# rounding; we check a tighter bound of :math:`10^{-7}` separately, since at
+# the final loss, about 0.015, ``assert_close``'s absolute term alone would
+# allow a relative difference near :math:`7 \times 10^{-6}`.
 rel = np.abs(losses.cpu().numpy() - losses_ref) / losses_ref
 print(f"largest relative difference: {rel.max():.1e}")
 print(f"step 0: {rel[0]:.1e}, last 100 steps: {rel[-100:].max():.1e}")

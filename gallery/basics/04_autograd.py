@@ -91,7 +91,7 @@ grid = torch.linspace(-2, 2, 101, device=device, requires_grad=True)
 # sphinx_gallery_start_ignore
 torch.testing.assert_close(grid.grad, 3 * grid.detach() ** 2 - 2)
 # sphinx_gallery_end_ignore
-xs = grid.detach().cpu()
+xs = grid.detach().cpu()  # detach (taught below): a plain copy to plot
 fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
 ax.plot(xs, xs**3 - 2 * xs, label="$f(x) = x^3 - 2x$")
 ax.plot(xs, grid.grad.cpu(), linewidth=4, alpha=0.5, label="autograd $df/dx$")
@@ -108,7 +108,8 @@ plt.show()
 # Gradients accumulate
 # --------------------
 # The graph's saved values are freed after one backward pass (unless you
-# pass ``retain_graph=True``), so a second ``f.backward()`` fails:
+# pass ``retain_graph=True``). Here ``x**3`` saved ``x`` to compute its
+# gradient later, so a second ``f.backward()`` fails:
 try:
     f.backward()
 except RuntimeError as err:
@@ -183,7 +184,9 @@ torch.testing.assert_close(x.grad, torch.full_like(x, 3.0**k))
 #
 # - ``torch.no_grad()``: inside it, results do not require gradients. Use
 #   it for weight updates and for evaluation (where a model also needs
-#   ``model.eval()``, which ``no_grad`` does not do for you).
+#   ``model.eval()``, which switches layers such as dropout to evaluation
+#   behaviour and which ``no_grad`` does not do for you; see
+#   :ref:`sphx_glr_lessons_nn_03_custom_module.py`).
 # - ``t.detach()``: a tensor sharing ``t``'s memory, cut off from the graph.
 #   Inside a recorded computation it makes a value a constant.
 w = torch.randn(3, device=device, requires_grad=True)
@@ -254,7 +257,7 @@ gaps = torch.empty(500, dtype=torch.float64, device=device)
 for step in range(500):
     loss = (x.mm(w1).clamp(min=0).mm(w2) - y).pow(2).sum()
     loss.backward()
-    losses[step] = loss.detach()
+    losses[step] = loss.detach()  # the value only, not its graph
     g1_hand, g2_hand = hand_gradients(w1_hand, w2_hand)
     gap1 = (w1.grad - g1_hand).abs().max() / g1_hand.abs().max()
     gap2 = (w2.grad - g2_hand).abs().max() / g2_hand.abs().max()
@@ -280,8 +283,9 @@ torch.testing.assert_close(w2.detach(), w2_hand)
 # %%
 # The losses are those of the two previous lessons, digit for digit, and at
 # every one of the 500 steps autograd's gradients matched the hand-written
-# ones to within rounding (the printed gap, relative to the largest
-# gradient entry).
+# ones (the printed gap, relative to the largest gradient entry). Where
+# that gap prints as exactly zero, autograd computed the very same
+# floating-point numbers as the hand-written code.
 #
 # Going deeper
 # ------------
@@ -399,9 +403,10 @@ torch.testing.assert_close(w.grad, torch.ones_like(w))
 # What fails is an operation that must *save* the inference tensor for the
 # backward pass, such as ``q * w`` (the gradient for ``w`` is ``q``), and
 # changing it in place outside inference mode, since it has no version
-# counter to track the change. The docs advise against using inference
-# tensors in recorded computations at all; ``q.clone()`` outside the block
-# gives a normal tensor.
+# counter to track the change. The docs go further: inference tensors
+# "cannot be used in computations recorded by autograd". Some operations,
+# like ``q + w`` above, work anyway, but do not rely on that: ``q.clone()``
+# outside the block gives a normal tensor.
 try:
     (q * w).sum().backward()
 except RuntimeError as err:
@@ -509,7 +514,8 @@ check_exercise_1(answer_1)
 # **Exercise 2: derivatives at many points.** Write ``derivative(f, x)``: for
 # a function ``f`` that works element by element and a 1-D tensor ``x``
 # (which does not require gradients), return :math:`f'` at every point of
-# ``x``, from one backward pass. Leave ``x`` itself untracked.
+# ``x``, from one backward pass. Leave ``x`` itself untracked. (Hint:
+# ``x.detach().requires_grad_()`` is a copy that autograd tracks.)
 
 
 def check_exercise_2(fn):
