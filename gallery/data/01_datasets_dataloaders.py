@@ -101,14 +101,15 @@ assert sizes[-1] == 24 and sum(sizes) == N and len(short) == 10
 # Shuffling, reproducibly
 # -----------------------
 # ``shuffle=True`` draws a new order at the start of each pass over the data
-# (an *epoch*), from the ``generator`` you pass. Two loaders with equally
-# seeded generators visit the samples in the same order. We record the
+# (an *epoch*), from the ``generator`` you pass (a ``torch.Generator`` is a
+# random stream of its own, seeded with ``manual_seed``). Two loaders with
+# equally seeded generators visit the samples in the same order. We record the
 # order with a dataset that holds the indices ``0, 1, ..., 1023``.
 index_set = TensorDataset(torch.arange(N))
 
 
 def epoch_order(loader):
-    return torch.cat([idx for (idx,) in loader])
+    return torch.cat([idx for (idx,) in loader])  # like np.concatenate
 
 
 def shuffled(data, seed, batch_size=100, **options):
@@ -142,6 +143,7 @@ assert torch.equal(a1.sort().values, torch.arange(N))
 from torch.utils.data import random_split
 
 gen = torch.Generator().manual_seed(0)
+# fractions become sizes: rounded down, the leftover sample to the first
 train_set, val_set = random_split(dataset, [0.8, 0.2], generator=gen)
 print(f"train: {len(train_set)} samples, validation: {len(val_set)}")
 print(f"the first validation indices: {val_set.indices[:5]}")
@@ -159,7 +161,9 @@ assert set(train_set.indices).isdisjoint(val_set.indices)
 # each split under :func:`torch.no_grad` measure the mean loss. On a CUDA
 # GPU, ``pin_memory=True`` makes the loader put batches in page-locked
 # ("pinned") memory, from which ``non_blocking=True`` copies can overlap
-# with compute; we ask for it only there.
+# with compute; we ask for it only there. ``weight_decay`` pulls every
+# weight slightly towards zero at each step, a common guard against
+# overfitting.
 from torch import nn
 
 model = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out))
@@ -180,7 +184,8 @@ def mean_loss(loader):
     total = 0.0
     with torch.no_grad():
         for xb, yb in loader:
-            xb, yb = xb.to(device, non_blocking=pin), yb.to(device)
+            xb = xb.to(device, non_blocking=pin)
+            yb = yb.to(device, non_blocking=pin)
             total += loss_fn(model(xb), yb).item() * len(xb)
     return total / len(loader.dataset)
 
@@ -190,13 +195,16 @@ def mean_loss(loader):
 # each epoch.
 model.eval()
 history = {name: [mean_loss(ld)] for name, ld in eval_loaders.items()}
+t, v = history["train"][0], history["validation"][0]
+print(f"before training: train {t:.4f}, validation {v:.4f}")
 for epoch in range(10):
     model.train()
     for xb, yb in train_loader:
         # sphinx_gallery_start_ignore
         assert xb.is_pinned() == pin
         # sphinx_gallery_end_ignore
-        xb, yb = xb.to(device, non_blocking=pin), yb.to(device)
+        xb = xb.to(device, non_blocking=pin)
+        yb = yb.to(device, non_blocking=pin)
         loss = loss_fn(model(xb), yb)
         opt.zero_grad()
         loss.backward()
@@ -556,7 +564,8 @@ assert not hasattr(TensorDataset, "__getitems__")
 # Takeaways
 # ---------
 # - A ``Dataset`` says how many samples there are and returns sample ``i``;
-#   ``TensorDataset`` over ``torch.from_numpy`` tensors copies nothing.
+#   ``TensorDataset`` over ``torch.from_numpy`` tensors copies nothing
+#   (each batch is then a new tensor, stacked from the samples).
 # - A ``DataLoader`` cuts a dataset into batches; ``shuffle=True`` with a
 #   seeded ``generator`` gives a new, reproducible order every epoch, and
 #   ``random_split`` with a generator gives a reproducible split.

@@ -133,8 +133,9 @@ torch.testing.assert_close(
 # sphinx_gallery_end_ignore
 
 # %%
-# The two differ by the factor 640, and so do their gradients: the mean
-# needs a learning rate 640 times larger for the same steps.
+# The two differ by the factor 640, and so do their gradients: with plain
+# gradient descent, the mean needs a learning rate 640 times larger for the
+# same steps.
 #
 # The state dict
 # --------------
@@ -254,9 +255,11 @@ torch.testing.assert_close(restored_loss, losses[0])
 # sphinx_gallery_end_ignore
 
 # %%
-# The restored model gives the very first loss of training again: the
-# snapshot holds the starting weights, and the live ``state`` dict moved
-# with training.
+# ``load_state_dict`` reports keys it found missing or unexpected
+# (``<All keys matched successfully>`` means none) and, by default, raises
+# on any mismatch. The restored model gives the very first loss of training
+# again: the snapshot holds the starting weights, and the live ``state``
+# dict moved with training.
 #
 # Going deeper
 # ------------
@@ -288,8 +291,8 @@ assert not h.is_leaf and h.grad_fn is not None
 
 # %%
 # The message names the saved tensor by the recorded operation that made
-# it (here the in-place clamp) and gives the version it expected and the
-# one it found.
+# it (here the in-place clamp: its name in the message starts with
+# ``Clamp``) and gives the version it expected and the one it found.
 #
 # ``.data`` skips the check
 # ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -317,7 +320,7 @@ assert torch.equal(w.grad, torch.full((3,), 4.0))
 #    - ``nn.MSELoss(size_average=False)``: the booleans ``size_average`` and
 #      ``reduce`` were merged into one ``reduction`` argument;
 #      ``size_average=False`` is ``reduction="sum"``. The old flags still
-#      work, with a deprecation warning.
+#      work, with a warning that they will be removed.
 #    - ``loss.data[0]``: a loss is a 0-dimensional tensor, which cannot be
 #      indexed; ``loss.item()`` returns its Python number.
 #    - ``Variable(t)``: tensors track gradients themselves since PyTorch

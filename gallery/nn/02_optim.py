@@ -19,10 +19,9 @@ and resume training with a checkpoint.
 # One model, one starting point
 # -----------------------------
 # Same data and network as :ref:`sphx_glr_lessons_nn_01_nn_package.py`, with
-# the same seed, so the first loss below is that lesson's first loss. We
-# build the model once and keep it as ``base``; every experiment trains a
-# ``copy.deepcopy`` of it (a full copy, weights included), so all of them
-# start from identical weights.
+# the same seed, so the first loss below is that lesson's first loss. We build
+# the model once and keep it as ``base``; every experiment trains a
+# ``copy.deepcopy`` of it, so all of them start from identical weights.
 import copy
 
 import torch
@@ -80,12 +79,12 @@ assert not torch.equal(by_hand[0].weight, base[0].weight)  # both moved
 
 
 # %%
-# The two copies hold the same weights after the step (a difference of 0,
-# or of float rounding): ``optim.SGD`` does exactly what our loop did.
+# The two copies hold the same weights after the step (up to float
+# rounding): ``optim.SGD`` does exactly what our loop did.
 #
 # Six recipes, one starting point
 # -------------------------------
-# A helper trains for some steps and returns the loss before each step.
+# A helper trains and returns the loss before each step.
 def train(model, optimizer, steps, scheduler=None):
     losses = []
     for _ in range(steps):
@@ -110,12 +109,13 @@ def train(model, optimizer, steps, scheduler=None):
 #   gradients, so a weight's step no longer scales with its gradient.
 # - **Adagrad** divides by the root of the *sum* of all past squared
 #   gradients, so its effective learning rate can only shrink.
-# - **Adam** combines momentum with RMSprop's scaling (both bias-corrected).
+# - **Adam** combines momentum with RMSprop's scaling (both averages start
+#   at 0, so early steps are scaled up: "bias correction").
 #
-# That is four classes, with SGD in three configurations. Learning rates are
-# not comparable across rules (see "Going deeper"); each rate below was
-# picked for this problem. ``functools.partial`` fixes the hyperparameters
-# now, so that ``recipes[name](params)`` builds the optimizer later.
+# Four classes, SGD in three configurations. Learning rates do not compare
+# across rules; each below was picked for this problem. ``functools.partial``
+# fixes the hyperparameters now, so that ``recipes[name](params)`` builds the
+# optimizer later.
 from functools import partial
 
 from torch.optim import SGD, Adagrad, Adam, RMSprop
@@ -147,12 +147,14 @@ assert all(losses[-1] < 1e-3 * losses[0] for losses in curves.values())
 for name in recipes:
     if not name.startswith(("SGD", "RMSprop")):
         assert curves[name][-1] < 1e-3 * curves["SGD (lr 1e-4)"][-1], name
+assert curves["Adam (lr 1e-3)"][-1] < curves["RMSprop (lr 1e-4)"][-1]
+assert curves["RMSprop (lr 1e-4)"][-1] < curves["SGD (lr 1e-4)"][-1]
 # sphinx_gallery_end_ignore
 
 # %%
-# All six start from the same loss and all of them cut it by more than a
-# factor of 1000. Both momentum variants, Adagrad and Adam end more than
-# 1000 times lower than plain SGD. The curves show how they get there.
+# All six start from the same loss and cut it by more than a factor of
+# 1000. Both momentum variants, Adagrad and Adam end over 1000 times lower
+# than plain SGD; RMSprop ends between SGD and Adam.
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -208,11 +210,10 @@ plt.show()
 # %%
 # Saving and resuming training
 # ----------------------------
-# A run that is interrupted should continue as if nothing happened. That
-# needs everything that changes during training: the model's weights, the
-# optimizer's memory (all rules but plain SGD keep some per weight, see
-# "Going deeper") and the scheduler's position. Each has a
-# ``state_dict()``; we store all three in one dictionary.
+# An interrupted run should continue as if nothing happened. That needs
+# all that changes during training: the weights, the optimizer's memory
+# (all rules but plain SGD keep some per weight) and the scheduler's
+# position. Each has a ``state_dict()``; we store all three in one dict.
 #
 # First the reference: Adam with a ``StepLR`` trained for ``2 * k`` steps
 # without a break.
@@ -251,9 +252,11 @@ del interrupted, optimizer, scheduler, checkpoint  # the run "dies"
 # To resume, build *fresh* objects the same way (the new model even gets
 # other random weights) and load the three states into them. Build the
 # optimizer from the new model's parameters first: its state dict refers to
-# parameters by their position in that list. ``weights_only=True`` (the
-# default) makes ``torch.load`` refuse to unpickle arbitrary objects: save
-# state dicts, not whole models.
+# parameters by their position in that list. ``map_location="cpu"`` loads
+# every tensor onto the CPU; ``load_state_dict`` then copies each into the
+# object's own tensors, on their device. ``weights_only=True`` (the
+# default) refuses to unpickle arbitrary objects: save state dicts, not
+# whole models.
 buffer.seek(0)
 checkpoint = torch.load(buffer, map_location="cpu", weights_only=True)
 
@@ -265,7 +268,7 @@ optimizer, scheduler = make_optimizer_and_scheduler(resumed)
 resumed.load_state_dict(checkpoint["model"])
 optimizer.load_state_dict(checkpoint["optimizer"])
 scheduler.load_state_dict(checkpoint["scheduler"])
-lr = optimizer.param_groups[0]["lr"]  # hyperparameters live in groups
+lr = optimizer.param_groups[0]["lr"]  # a list of dicts: lr and the rest
 print(f"resuming at step {checkpoint['step']} with lr {lr:.1e}")
 later_losses = train(resumed, optimizer, k, scheduler)  # the other k
 pairs = list(zip(straight.parameters(), resumed.parameters()))
@@ -278,10 +281,9 @@ for p_straight, p_resumed in pairs:
     torch.testing.assert_close(p_resumed, p_straight)
 # sphinx_gallery_end_ignore
 
-# %%
-# The resumed run ends on the straight run's weights (to float rounding at
-# most), with the same losses on the way: stopping and resuming changed
-# nothing.
+# %% The schedule had halved the rate at step 30; the restored optimizer
+# resumes with it. The resumed run ends on the straight run's weights (to float
+# rounding at most), with the same losses on the way.
 #
 # Going deeper
 # ------------

@@ -243,12 +243,13 @@ axes[0].set_ylabel("sample")
 fig.colorbar(image, ax=axes, label="output of nn.Dropout(p=0.5)")
 plt.show()
 
-# %%
-# In a whole model one call switches every layer. Two forward passes in
-# training mode differ (new dropout masks); in evaluation mode they are
-# identical. ``eval()`` does **not** turn off gradient tracking: for
-# inference, also run the model inside ``torch.no_grad()`` (or
-# ``torch.inference_mode()``, a stricter and slightly faster variant).
+# %% In a whole model one call switches every layer. (The model below also
+# holds a ``BatchNorm1d``, taught under "Going deeper"; here only the dropout
+# makes two calls differ.) Two forward passes in training mode differ (new
+# dropout masks); in evaluation mode they are identical. ``eval()`` does
+# **not** turn off gradient tracking: for inference, also run the model inside
+# ``torch.no_grad()`` (or ``torch.inference_mode()``, a stricter and slightly
+# faster variant).
 layers = [nn.Linear(D_in, H), nn.BatchNorm1d(H), nn.ReLU(), nn.Dropout(0.2)]
 model = nn.Sequential(*layers, nn.Linear(H, D_out)).to(device)
 model.train()

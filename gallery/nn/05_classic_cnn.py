@@ -23,7 +23,7 @@ images.
 # taken apart in :ref:`sphx_glr_lessons_nn_01_nn_package.py` and
 # :ref:`sphx_glr_lessons_nn_02_optim.py`; here the new part is the layers.
 import torch
-import torch.nn.functional as F
+import torch.nn.functional as F  # layers as plain functions, no weights
 from torch import nn
 
 torch.manual_seed(0)
@@ -38,12 +38,12 @@ print(f"Running on: {device.type}")
 # What a convolution computes
 # ---------------------------
 # Images enter a network as 4-D tensors ``(N, C, H, W)``: samples, channels,
-# height, width. A convolution slides a small grid of weights, the
-# *kernel*, over the image; at each position it multiplies the kernel with
-# the patch beneath it and sums the products into one output number. Here a
-# 6x6 image, dark on the left and bright on the right, meets a 3x3 kernel
-# that subtracts the left column from the right one (small examples like
-# this one run on the CPU).
+# height, width (here ``H`` is a height, not a hidden size). A convolution
+# slides a small grid of weights, the *kernel*, over the image; at each
+# position it multiplies the kernel with the patch beneath it and sums the
+# products into one output number. Here a 6x6 image, dark on the left and
+# bright on the right, meets a 3x3 kernel that subtracts the left column from
+# the right one (small examples like this one run on the CPU).
 tiny = torch.zeros(1, 1, 6, 6)  # one sample, one channel, 6x6 pixels
 tiny[..., 3:] = 1.0  # the right half is bright
 kernel = torch.tensor([[-1.0, 0.0, 1.0]] * 3).view(1, 1, 3, 3)
@@ -172,6 +172,7 @@ assert shapes[1:] == [(1, 6, 28, 28), (1, 6, 14, 14), (1, 16, 10, 10)] + [
 # ---------------------
 # Each convolution has ``out * in * k * k`` weights plus ``out`` biases;
 # each linear layer ``out * in`` weights plus ``out`` biases.
+# ``named_children()`` yields each direct submodule with its name.
 counts = {
     name: sum(p.numel() for p in layer.parameters())
     for name, layer in net.named_children()
@@ -251,7 +252,7 @@ criterion = nn.MSELoss()
 optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
 losses = []
 for step in range(30):
-    optimizer.zero_grad()
+    optimizer.zero_grad()  # anywhere before backward() will do
     loss = criterion(net(x), target)
     loss.backward()
     optimizer.step()
