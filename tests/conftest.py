@@ -92,11 +92,11 @@ def make_project(tmp: Path, lessons: dict[str, str]) -> Path:
     gallery = tmp / "gallery"
     gallery.mkdir()
     shutil.copy(ROOT / "gallery" / "GALLERY_HEADER.rst", gallery)
-    for section in SECTIONS:
+    for section in SECTIONS:  # section texts that name no real lesson
         (gallery / section).mkdir()
-        shutil.copy(
-            ROOT / "gallery" / section / "GALLERY_HEADER.rst",
-            gallery / section,
+        title = section.capitalize()
+        (gallery / section / "GALLERY_HEADER.rst").write_text(
+            f"{title}\n{'-' * len(title)}\n\nThe {section} lessons.\n"
         )
     for name, source in lessons.items():
         (gallery / name).write_text(source)
