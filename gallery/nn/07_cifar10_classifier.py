@@ -105,11 +105,10 @@ print(f"training photos {tuple(x_all.shape)}, test photos {len(x_test):,}")
 # %%
 # A validation set
 # ----------------
-# Every setting we choose (learning rate, number of epochs, network) is
-# judged on photos the final test never sees; otherwise the test accuracy
-# stops being an honest estimate of how the network does on new photos. So
-# 5,000 random training photos are held out as a **validation set**, and
-# the network trains on the other 45,000.
+# Every setting we choose (learning rate, epochs, network) is judged on
+# photos the final test never sees, or the test accuracy stops being an
+# honest estimate for new photos. So 5,000 random training photos are held
+# out as a **validation set**, and the network trains on the other 45,000.
 
 # sphinx_gallery_start_ignore
 # Loading drew no random numbers, on either data path: same split for both.
@@ -249,12 +248,12 @@ assert abs(val_accuracy[0] - 0.1) < 0.05  # chance, before training
 assert (
     abs(val_accuracy[1] - 0.65) < 0.03 and abs(val_accuracy[2] - 0.73) < 0.03
 )
-assert sum(losses[-50:]) < sum(losses[50:100]) / 2  # the loss fell
+assert sum(losses[-50:]) < 0.6 * sum(losses[:50])  # the loss fell
 # sphinx_gallery_end_ignore
 
 # %%
-# The loss of each mini-batch jumps around (each is a different sample of
-# photos), so the figure also shows its average over 50 steps:
+# The loss of single mini-batches jumps around, so the figure adds its
+# average over 50 steps:
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -275,26 +274,29 @@ plt.show()
 #
 # How the settings were chosen
 # ----------------------------
-# We trained five candidates with this code for two epochs each and kept
-# the best validation accuracy; the test set played no part:
+# We trained candidates with this code for two epochs each, the learning
+# rate falling linearly to 0 except in the first row, and compared their
+# validation accuracy (our runs; the last digit varies between machines);
+# the test set played no part:
 #
-# ===========================  ===================
-# optimizer, learning rate     validation accuracy
-# ===========================  ===================
-# SGD, momentum 0.9, 0.1       65.6%
-# SGD, momentum 0.9, 0.05      70.3%
-# Adam, 0.001                  70.8%
-# Adam, 0.002                  73.3%
-# Adam, 0.004                  73.4%
-# ===========================  ===================
+# =================================  ===================
+# optimizer, learning rate           validation accuracy
+# =================================  ===================
+# SGD, momentum 0.9, 0.1 constant    57.9%
+# SGD, momentum 0.9, 0.1             65.6%
+# SGD, momentum 0.9, 0.05            70.3%
+# Adam, 0.001                        70.8%
+# Adam, 0.002 (kept)                 73.3%
+# Adam, 0.004                        73.4%
+# =================================  ===================
 #
-# All fell linearly to 0; SGD at a constant 0.1 reached only 57.9%.
+# Adam at 0.002 and 0.004 tie (see "Going deeper"); 0.002 led after one
+# epoch, 65% to 60%.
 #
 # Testing, once
 # -------------
-# All choices are made; now, once, the network meets the 10,000 test
-# photos. Its accuracy there estimates how it does on photos it has never
-# seen. Guessing would be right one time in ten.
+# Now, once, the network meets the 10,000 test photos: its accuracy there
+# estimates how it does on photos it has never seen.
 predictions = predict(model, x_test)
 test_accuracy = (predictions == y_test).float().mean().item()
 print(f"Test accuracy {test_accuracy:.1%} after {seconds:.0f} s of training")
