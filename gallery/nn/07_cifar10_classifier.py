@@ -245,9 +245,7 @@ for epoch in range(EPOCHS):
 print(f"{steps} steps of training took {seconds:.0f} s on {device.type}")
 # sphinx_gallery_start_ignore
 assert abs(val_accuracy[0] - 0.1) < 0.05  # chance, before training
-assert (
-    abs(val_accuracy[1] - 0.65) < 0.03 and abs(val_accuracy[2] - 0.73) < 0.03
-)
+assert abs(val_accuracy[2] - 0.73) < 0.03  # "73% after two" epochs
 assert sum(losses[-50:]) < 0.6 * sum(losses[:50])  # the loss fell
 # sphinx_gallery_end_ignore
 
@@ -302,6 +300,7 @@ test_accuracy = (predictions == y_test).float().mean().item()
 print(f"Test accuracy {test_accuracy:.1%} after {seconds:.0f} s of training")
 # sphinx_gallery_start_ignore
 assert test_accuracy >= 0.68  # about 73% on CPU; a safe floor
+assert abs(val_accuracy[1] - 0.65) < 0.03  # "about 65% after one epoch"
 assert abs(test_accuracy - val_accuracy[-1]) < 0.03
 # sphinx_gallery_end_ignore
 
