@@ -3,16 +3,24 @@ torchvision datasets and ImageFolder
 ====================================
 
 torchvision ships ready-made datasets, and ``ImageFolder`` turns any folder
-of class subfolders into a labelled dataset. This lesson gets CIFAR-10
-(downloaded by ``torchvision.datasets.CIFAR10``, or read from a folder of
-JPEG files with ``ImageFolder``), builds training and test pipelines with
-``transforms.v2``, normalising with statistics measured on the training
-data, and shows a shuffled batch with its class names.
+of class subfolders into a labelled dataset. This lesson gets CIFAR-10 both
+ways, measures the statistics to normalise it with, builds training and test
+pipelines with ``transforms.v2``, and shows a shuffled batch with its class
+names.
+
+**You will learn** to load a torchvision dataset or a folder of images, to
+see how ``ImageFolder`` numbers classes, to measure normalisation
+statistics on training data, and to build random training transforms with
+``transforms.v2``.
+
+**You need first** ``Dataset`` and ``DataLoader`` from
+:ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py`.
 """
 
 # %%
 # Setup
 # -----
+# One seed, for the random choices and the random transforms below.
 import torch
 
 torch.manual_seed(0)
@@ -22,48 +30,44 @@ print("Running on: cpu (this lesson only reads and transforms data)")
 # %%
 # Getting CIFAR-10
 # ----------------
-# CIFAR-10 has 50,000 training and 10,000 test images of 32 x 32 pixels in
-# ten classes. Offline, set ``PBE_DATA_DIR`` to a folder holding
-# ``cifar10-jpeg.zip`` (the same images as JPEG files,
-# ``train/<class>/N.jpg``): we check its SHA-256 and unpack it once into a
-# cache folder.
-import os
-import zipfile
-from pathlib import Path
-
+# CIFAR-10 has 50,000 training and 10,000 test photos of 32x32 pixels in ten
+# classes. Dataset classes such as :class:`~torchvision.datasets.CIFAR10`
+# know where their data lives: with ``download=True`` they download the
+# archive into the folder ``root`` unless it is already there, check its MD5
+# sum and unpack it. Offline, the environment variable ``PBE_DATA_DIR`` can
+# name a folder holding ``cifar10-jpeg.zip``, the same photos as JPEG files
+# (``train/<class>/N.jpg``); `pooch <https://www.fatiando.org/pooch/>`_
+# checks its SHA-256 hash.
 import pooch
 from torchvision import datasets
 
-CACHE = Path(pooch.os_cache("pytorch-by-example"))
+cache = pooch.os_cache("pytorch-by-example")  # a per-user cache folder
 SHA256 = "ad20075fc5d761cb1545aa313752ecc67cdb288bc8d01abc2128e7de0ddfedb5"
-zip_path = Path(os.environ.get("PBE_DATA_DIR", "-")) / "cifar10-jpeg.zip"
-jpeg_dir = CACHE / "cifar10-jpeg"
-use_jpeg = zip_path.is_file()
-if use_jpeg:
-    if pooch.file_hash(str(zip_path)) != SHA256:
-        raise RuntimeError("cifar10-jpeg.zip does not match its SHA-256 hash")
-    if not (jpeg_dir / "unpacked").is_file():  # written once all files are
-        with zipfile.ZipFile(zip_path) as archive:
-            archive.extractall(jpeg_dir)
-        (jpeg_dir / "unpacked").touch()
-    print("Using the JPEG copy of CIFAR-10 (lossy: pixels differ slightly)")
+jpeg_copy = pooch.create(
+    path=cache,
+    base_url="",  # never downloaded: an offline copy is only read
+    env="PBE_DATA_DIR",  # when set, pooch looks in that folder instead
+    registry={"cifar10-jpeg.zip": f"sha256:{SHA256}"},
+    allow_updates=False,  # a copy with another hash stops the lesson
+)
+use_jpeg = (jpeg_copy.abspath / "cifar10-jpeg.zip").is_file()
 
 # %%
-# Without that copy, the dataset class does the work. Classes such as
-# :class:`~torchvision.datasets.CIFAR10` know where their data lives: with
-# ``download=True`` they download the archive into the folder ``root``
-# unless it is already there, check its MD5 sum and unpack it. Without
-# network either, the lesson stops with a message.
-if not use_jpeg:
+# With the copy, pooch unpacks it once into this lesson's own folder (so two
+# lessons running at once never write the same files) and later runs reuse
+# it. Without it, torchvision downloads the original; without a network
+# either, the lesson stops and says so.
+if use_jpeg:
+    jpeg_dir = cache / "cifar10-jpeg-data04"  # this lesson's own folder
+    unzip = pooch.Unzip(extract_dir=jpeg_dir)
+    jpeg_copy.fetch("cifar10-jpeg.zip", processor=unzip)
+    print("Using the JPEG copy of CIFAR-10 (lossy: pixels differ slightly)")
+else:
     try:
-        for train in (True, False):
-            datasets.CIFAR10(CACHE, train=train, download=True)
+        datasets.CIFAR10(cache, download=True)  # both splits, one archive
     except OSError as err:  # no network, or the server refused
-        raise RuntimeError(
-            "Could not download CIFAR-10: connect to the internet, or set "
-            "PBE_DATA_DIR to a folder with cifar10-jpeg.zip."
-        ) from err
-    print("Using the original CIFAR-10 from torchvision (MD5 checked)")
+        raise RuntimeError("offline: connect, or set PBE_DATA_DIR") from err
+    print("Using the original CIFAR-10, downloaded by torchvision")
 
 # %%
 # ``ImageFolder``
@@ -80,85 +84,94 @@ if not use_jpeg:
 
 
 def cifar10(train, transform=None):
-    """One split of CIFAR-10: the JPEG folders if we have them, else the
-    original; both give (image, label) pairs with a PIL image."""
+    """One split of CIFAR-10 as (PIL image, label) pairs: the JPEG folders
+    if we have them, else the original."""
     if use_jpeg:
         folder = jpeg_dir / ("train" if train else "test")
         return datasets.ImageFolder(folder, transform=transform)
-    return datasets.CIFAR10(CACHE, train=train, transform=transform)
+    return datasets.CIFAR10(cache, train=train, transform=transform)
 
 
 train_files, test_files = cifar10(train=True), cifar10(train=False)
-print(f"{type(train_files).__name__}: {len(train_files)} training images")
+print(f"{type(train_files).__name__}: {len(train_files):,} training photos")
 print("class_to_idx:", train_files.class_to_idx)
+# sphinx_gallery_start_ignore
 assert (len(train_files), len(test_files)) == (50_000, 10_000)
-CIFAR10_ORDER = ["airplane", "automobile", "bird", "cat", "deer", "dog"]
-CIFAR10_ORDER += ["frog", "horse", "ship", "truck"]  # CIFAR-10's labels 0-9
-assert train_files.classes == CIFAR10_ORDER
+assert train_files.classes == [
+    "airplane",
+    "automobile",
+    "bird",
+    "cat",
+    "deer",
+    "dog",
+    "frog",
+    "horse",
+    "ship",
+    "truck",
+]  # CIFAR-10's labels 0-9
+# sphinx_gallery_end_ignore
 
 # %%
-# Each sample is a PIL image and an integer label. With ``ImageFolder`` the
-# list ``samples`` says which file each index reads:
+# Each sample is a PIL image and an integer label:
 picture, label = train_files[0]
-print(f"sample 0: {picture.size} {picture.mode} image, label {label}")
+print(f"sample 0: a {picture.size} {picture.mode} image, label {label}")
 counts = torch.bincount(torch.tensor(train_files.targets), minlength=10)
-assert (counts == 5000).all()  # balanced: 5,000 training images per class
-if use_jpeg:
-    path, label0 = train_files.samples[0]
-    print(f"read from {Path(path).relative_to(jpeg_dir)}")
-    assert Path(path).parent.name == train_files.classes[label0]
+print(f"training photos per class: {counts.tolist()}")
+# sphinx_gallery_start_ignore
 assert picture.size == (32, 32) and picture.mode == "RGB"
+assert (counts == 5000).all()
+# sphinx_gallery_end_ignore
 
 # %%
+# The classes are balanced: 5,000 training photos each.
+#
 # Normalisation statistics, measured
 # ----------------------------------
 # Networks usually train more easily on inputs with mean about 0 and spread
 # about 1 per channel. ``v2.Normalize`` computes ``(x - mean) / std`` per
 # channel, with a mean and std that should come from the *training* data.
-# We measure them on a seeded random sample of 2,000 training images,
-# turned into float tensors in ``[0, 1]`` by ``v2.ToImage`` (PIL image to
-# ``uint8`` tensor) and ``v2.ToDtype(..., scale=True)`` (to float, divided
-# by 255).
+# We measure them on 2,000 random training photos, turned into float tensors
+# in ``[0, 1]`` by ``v2.ToImage`` (PIL image to ``uint8`` tensor) and
+# ``v2.ToDtype(..., scale=True)`` (to float, divided by 255).
 from torch.utils.data import DataLoader, Subset
 from torchvision.transforms import v2
 
 to_float = v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])
-gen = torch.Generator().manual_seed(0)
-pick = torch.randperm(len(train_files), generator=gen)[:2000].tolist()
+pick = torch.randperm(len(train_files))[:2000].tolist()
 sample_set = Subset(cifar10(train=True, transform=to_float), pick)
 pixels = torch.cat([images for images, _ in DataLoader(sample_set, 500)])
 mean, std = pixels.mean(dim=(0, 2, 3)), pixels.std(dim=(0, 2, 3))
 print(f"mean {[round(m, 4) for m in mean.tolist()]}")
 print(f"std  {[round(s, 4) for s in std.tolist()]}")
+# sphinx_gallery_start_ignore
 # The statistics usually quoted for the whole CIFAR-10 training set:
-quoted_mean, quoted_std = [0.4914, 0.4822, 0.4465], [0.2470, 0.2435, 0.2616]
-torch.testing.assert_close(mean, torch.tensor(quoted_mean), atol=0.01, rtol=0)
-torch.testing.assert_close(std, torch.tensor(quoted_std), atol=0.01, rtol=0)
+torch.testing.assert_close(
+    mean, torch.tensor([0.4914, 0.4822, 0.4465]), atol=0.01, rtol=0
+)
+torch.testing.assert_close(
+    std, torch.tensor([0.2470, 0.2435, 0.2616]), atol=0.01, rtol=0
+)
+# sphinx_gallery_end_ignore
 
 # %%
-# The 2,000 images agree with the statistics usually quoted for the whole
-# training set to within 0.01 (the asserts check it).
+# These agree to within 0.01 with the statistics usually quoted for the
+# whole training set (mean 0.4914, 0.4822, 0.4465; std 0.2470, 0.2435,
+# 0.2616): 2,000 photos are plenty for six numbers.
 #
 # ``transforms.v2`` pipelines
 # ---------------------------
 # Training and testing need different pipelines. For training, random
 # changes make each epoch see slightly different pictures:
 # ``RandomResizedCrop`` cuts a random part (here 60-100% of the area, aspect
-# ratio 3:4 to 4:3) and scales it back to 32 x 32, and
+# ratio 3:4 to 4:3) and scales it back to 32x32, and
 # ``RandomHorizontalFlip`` mirrors each image with probability 1/2. Test
 # images stay as they are. Both pipelines end by converting to float and
 # normalising.
-#
-# .. note:: Old code you may meet: ``transforms.ToTensor()``, which turned a
-#    PIL image into a float tensor in ``[0, 1]`` in one step. In
-#    ``transforms.v2`` that is two explicit steps, ``v2.ToImage()`` and
-#    ``v2.ToDtype(torch.float32, scale=True)``, so the dtype and the scaling
-#    are visible and each can be changed on its own.
 normalize = v2.Normalize(mean.tolist(), std.tolist())
 train_tf = v2.Compose(
     [
         v2.ToImage(),
-        v2.RandomResizedCrop(32, scale=(0.6, 1.0), antialias=True),
+        v2.RandomResizedCrop(32, scale=(0.6, 1.0)),
         v2.RandomHorizontalFlip(),
         v2.ToDtype(torch.float32, scale=True),
         normalize,
@@ -169,81 +182,135 @@ train_set = cifar10(train=True, transform=train_tf)
 test_set = cifar10(train=False, transform=test_tf)
 
 # %%
-# The test images played no part in measuring the mean and std, yet after
-# normalisation they too have a mean near 0 and a spread near 1 per channel:
-gen = torch.Generator().manual_seed(1)
-test_pick = torch.randperm(len(test_set), generator=gen)[:1000].tolist()
-normed = torch.stack([test_set[i][0] for i in test_pick])
-n_mean, n_std = normed.mean(dim=(0, 2, 3)), normed.std(dim=(0, 2, 3))
-print(f"normalised test images: mean {[round(m, 3) for m in n_mean.tolist()]}")
-print(f"                        std  {[round(s, 3) for s in n_std.tolist()]}")
-assert normed.shape[1:] == (3, 32, 32) and normed.dtype == torch.float32
-torch.testing.assert_close(n_mean, torch.zeros(3), atol=0.1, rtol=0)
-torch.testing.assert_close(n_std, torch.ones(3), atol=0.1, rtol=0)
-
-# %%
-# The random transforms draw from ``torch``'s global generator, so one index
-# gives a different training view at every access, and the same view again
-# when the generator's state is restored. Here is one image eight times,
-# tiled with :func:`torchvision.utils.make_grid` (normalisation undone for
-# display):
+# The random transforms draw from ``torch``'s random generator, so one index
+# gives a different training view at every access. Here is one photo read
+# eight times (normalisation undone for display):
 import matplotlib.pyplot as plt
-from torchvision.utils import make_grid
 
 
-def for_display(images):
-    return (images * std[:, None, None] + mean[:, None, None]).clamp(0, 1)
+def show(images, titles, suptitle):
+    """Plot (N, 3, H, W) normalised images in rows of 8, with titles."""
+    images = (images * std[:, None, None] + mean[:, None, None]).clamp(0, 1)
+    rows = (len(images) + 7) // 8
+    fig, axes = plt.subplots(
+        rows, 8, figsize=(9, 1.2 * rows + 0.3), layout="constrained"
+    )
+    for ax, image, title in zip(axes.flat, images, titles):
+        ax.imshow(image.permute(1, 2, 0).numpy())  # (height, width, channels)
+        ax.set_title(title, fontsize=8)
+        ax.axis("off")
+    fig.suptitle(suptitle)
 
 
 views = torch.stack([train_set[0][0] for _ in range(8)])
+# sphinx_gallery_start_ignore
 assert not torch.equal(views[0], views[1])
-with torch.random.fork_rng(devices=[]):  # restores the state on exit
-    again = train_set[0][0]
-assert torch.equal(train_set[0][0], again)  # same state, same view
-grid = make_grid(for_display(views), nrow=8, padding=2, pad_value=1)
-fig, ax = plt.subplots(figsize=(9, 1.9))
-ax.imshow(grid.permute(1, 2, 0))
+# sphinx_gallery_end_ignore
 name = train_set.classes[train_set.targets[0]]
-ax.set_title(f"train_set[0] ({name}), read eight times")
-ax.set_xlabel(
-    "eight random crops of one image, each flipped with probability 1/2"
-)
-ax.set_xticks([])
-ax.set_yticks([])
+titles = [f"view {k + 1}" for k in range(8)]
+show(views, titles, f"train_set[0] ({name}), read 8 times")
 plt.show()
 
 # %%
 # A shuffled batch
 # ----------------
 # A :class:`~torch.utils.data.DataLoader` over ``train_set`` reads and
-# transforms the images and stacks them into a batch. (Worker processes can
-# share that work; see :ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py`
-# for ``num_workers`` and when it needs an ``if __name__ == "__main__":``
-# guard.) ``make_grid`` tiles the first 16 images, 8 pixels apart so that
-# each class name fits under its tile.
-gen = torch.Generator().manual_seed(0)
-loader = DataLoader(train_set, batch_size=32, shuffle=True, generator=gen)
+# transforms the photos and stacks them into a batch (worker processes can
+# share that work: see
+# :ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py`).
+loader = DataLoader(train_set, batch_size=32, shuffle=True)
 images, labels = next(iter(loader))
-print(f"batch: images {tuple(images.shape)} {images.dtype}")
+print(
+    f"batch: images {tuple(images.shape)} {images.dtype}, labels {labels[:8]}"
+)
+# sphinx_gallery_start_ignore
 assert images.shape == (32, 3, 32, 32) and labels.shape == (32,)
+# sphinx_gallery_end_ignore
+
+# %%
+# The first 16 photos of the batch, each after a random crop and, about
+# half the time, a flip, titled with the class its folder (or CIFAR-10's own
+# label) gives it:
 
 # sphinx_gallery_thumbnail_number = 2
-pad, tile = 8, 32 + 8
-grid = make_grid(for_display(images[:16]), nrow=8, padding=pad, pad_value=1)
-fig, ax = plt.subplots(figsize=(9, 3.2))
-ax.imshow(grid.permute(1, 2, 0))
-for k, label in enumerate(labels[:16].tolist()):
-    row, col = divmod(k, 8)
-    x, y = col * tile + pad + 16, (row + 1) * tile + 0.5
-    ax.text(x, y, train_set.classes[label], ha="center", va="top", size=7)
-ax.set_title("16 images of a shuffled training batch, with their classes")
-ax.set_xlabel("column of the grid")
-ax.set_ylabel("row of the grid")
-ax.set_xticks([col * tile + pad + 16 for col in range(8)], range(8))
-ax.set_yticks([row * tile + pad + 16 for row in range(2)], range(2))
+titles = [train_set.classes[label] for label in labels[:16]]
+show(images[:16], titles, "16 photos of a shuffled training batch")
 plt.show()
 
 # %%
-# Each tile is one training image after a random crop and, about half the
-# time, a flip, labelled with the class that its folder (or CIFAR-10's own
-# label) gives it.
+# Going deeper
+# ------------
+# Optional on a first read.
+#
+# Normalised test photos
+# ~~~~~~~~~~~~~~~~~~~~~~
+# The test photos played no part in measuring the mean and std, yet after
+# normalisation they too have a mean near 0 and a spread near 1 per channel:
+pick = torch.randperm(len(test_set))[:1000].tolist()
+normed = torch.stack([test_set[i][0] for i in pick])
+n_mean, n_std = normed.mean(dim=(0, 2, 3)), normed.std(dim=(0, 2, 3))
+print(f"normalised test photos: mean {n_mean.numpy().round(3)}")
+print(f"                        std  {n_std.numpy().round(3)}")
+# sphinx_gallery_start_ignore
+assert normed.shape[1:] == (3, 32, 32) and normed.dtype == torch.float32
+torch.testing.assert_close(n_mean, torch.zeros(3), atol=0.1, rtol=0)
+torch.testing.assert_close(n_std, torch.ones(3), atol=0.1, rtol=0)
+# sphinx_gallery_end_ignore
+
+# %%
+# Repeating a random view
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# The views come from the global generator's state, so restoring that
+# state repeats a view: :func:`torch.random.fork_rng` saves the state and
+# restores it on exit.
+with torch.random.fork_rng(devices=[]):
+    again = train_set[0][0]
+same = torch.equal(train_set[0][0], again)
+print(f"the same view after restoring the state: {same}")
+# sphinx_gallery_start_ignore
+assert same
+# sphinx_gallery_end_ignore
+
+# %%
+# Which files an ``ImageFolder`` reads
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``samples`` lists ``(path, label)`` for every index, and the label is the
+# number of the path's folder (on the original CIFAR-10, which is not a
+# folder of files, there is no such list):
+from pathlib import Path
+
+if use_jpeg:
+    path, label = train_files.samples[0]
+    print(f"index 0 reads {Path(path).relative_to(jpeg_dir)}, label {label}")
+    # sphinx_gallery_start_ignore
+    assert Path(path).parent.name == train_files.classes[label]
+    # sphinx_gallery_end_ignore
+
+# %%
+# .. dropdown:: Coming from older PyTorch code?
+#
+#    - ``transforms.ToTensor()`` turned a PIL image into a float tensor in
+#      ``[0, 1]`` in one step. In ``transforms.v2`` that is two explicit
+#      steps, ``v2.ToImage()`` and ``v2.ToDtype(torch.float32,
+#      scale=True)``, so the dtype and the scaling are visible and each can
+#      be changed on its own.
+#    - ``from torchvision import transforms`` (v1): ``transforms.v2`` accepts
+#      the same transforms, and also transforms boxes, masks and keypoints
+#      together with the image.
+
+# %%
+# Takeaways
+# ---------
+# - A torchvision dataset class downloads, checks and reads its data;
+#   ``ImageFolder`` labels any folder of class subfolders by their sorted
+#   names.
+# - Normalisation statistics come from the training data only, then apply
+#   to every split.
+# - Training pipelines add random transforms (crops, flips); test pipelines
+#   only convert and normalise.
+# - A ``DataLoader`` over such a dataset transforms and batches the photos.
+#
+# Next, :ref:`sphx_glr_lessons_nn_07_cifar10_classifier.py` trains a
+# classifier on these photos, if you have not read it yet; then
+# :ref:`sphx_glr_lessons_advanced_09_cifar10_fast_cpu.py` trains one fast on
+# a CPU, with random flips among other tools.
