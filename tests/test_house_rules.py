@@ -23,8 +23,6 @@ from pbe.lesson_source import Lesson  # noqa: E402
 # the one list of what is pending. Every other rule holds for all lessons.
 PENDING: set[str] = {
     "advanced/09_cifar10_fast_cpu",
-    "data/04_torchvision_datasets",
-    "nn/07_cifar10_classifier",
 }
 SHAPED = [
     pytest.param(

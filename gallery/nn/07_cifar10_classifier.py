@@ -452,3 +452,194 @@ assert same
 # Next, :ref:`sphx_glr_lessons_data_04_torchvision_datasets.py` opens up the
 # data side of this page: torchvision's datasets, ``ImageFolder``, and
 # ``transforms.v2`` pipelines for normalising and augmenting photos.
+
+
+# %%
+# Exercises
+# ---------
+# Three exercises on judging and sizing a classifier, on small made-up
+# tensors rather than CIFAR-10, so each runs at once. Each cell ends with a
+# check: run it after your attempt and it says whether you are right.
+# Solutions are at the end.
+#
+# **Exercise 1: accuracy from scores.** Write
+# ``batch_accuracy(logits, labels)``: ``logits`` holds one row of class
+# scores per image, shape ``(N, classes)``, and ``labels`` the ``N`` true
+# classes. Return, as a Python float, the fraction of images whose
+# highest-scoring class is the true one.
+import math
+
+
+def check_exercise_1(fn):
+    """Exercise 1's check: run it on your attempt."""
+    logits = torch.tensor(
+        [
+            [2.5, 0.1, -1.0],
+            [0.2, 0.3, 0.1],
+            [-1.0, -2.0, -0.5],
+            [0.0, 4.0, 1.0],
+            [1.0, 0.5, 3.0],
+        ]
+    )
+    labels = torch.tensor([0, 2, 2, 1, 0])
+    try:
+        acc = fn(logits, labels)
+    except NotImplementedError:
+        print("Exercise 1 not attempted yet: write batch_accuracy's body")
+        return
+    if not isinstance(acc, float):
+        raise AssertionError(f"return a Python float, not {type(acc)}")
+    if not 0.0 <= acc <= 1.0:
+        raise AssertionError(f"{acc} is not a fraction between 0 and 1")
+    if not math.isclose(acc, 0.6, rel_tol=1e-6):
+        raise AssertionError(
+            f"3 of these 5 images are right, not {acc * 5:g}: pick the "
+            "class with the highest score in each row"
+        )
+    if not math.isclose(fn(logits, logits.argmax(dim=1)), 1.0, rel_tol=1e-6):
+        raise AssertionError("with labels = predictions it should be 1.0")
+    print("Exercise 1: correct")
+
+
+# %%
+# Your attempt at exercise 1, then its check:
+
+
+def batch_accuracy(logits, labels):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_1(batch_accuracy)
+
+# %%
+# **Exercise 2: predict classes.** Write ``predict_classes(model, images)``,
+# which returns the predicted class of each image as an ``int64`` tensor of
+# shape ``(N,)``. The model may hold batch normalization and dropout, and it
+# may be in training mode when you get it: predict as an evaluation would,
+# without recording gradients.
+
+
+def check_exercise_2(fn):
+    """Exercise 2's check: run it on your attempt."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Flatten(),
+        torch.nn.Linear(12, 16),
+        torch.nn.BatchNorm1d(16),
+        torch.nn.ReLU(),
+        torch.nn.Dropout(0.5),
+        torch.nn.Linear(16, 4),
+    )
+    images = torch.linspace(-3, 3, 96).view(8, 3, 2, 2).sin()
+    model.eval()
+    with torch.no_grad():
+        expected = model(images).argmax(dim=1)
+    model.train()
+    try:
+        out = fn(model, images)
+    except NotImplementedError:
+        print("Exercise 2 not attempted yet: write predict_classes' body")
+        return
+    if not isinstance(out, torch.Tensor) or out.dtype != torch.int64:
+        raise AssertionError("return an int64 tensor of class indices")
+    if out.shape != (8,):
+        raise AssertionError(
+            f"expected shape (8,), one class per image, got {out.shape}"
+        )
+    if not torch.equal(out, expected):
+        raise AssertionError(
+            f"the evaluation-mode predictions are {expected.tolist()}, not "
+            f"{out.tolist()}: which mode is the model in?"
+        )
+    print("Exercise 2: correct")
+
+
+# %%
+# Your attempt at exercise 2, then its check:
+
+
+def predict_classes(model, images):
+    raise NotImplementedError  # replace this line with your code
+
+
+check_exercise_2(predict_classes)
+
+# %%
+# **Exercise 3: count a block's parameters.** How many learnable numbers
+# does this block hold? (The convolution has no bias: the batch
+# normalization's shift does that job.)
+#
+# .. code-block:: python
+#
+#    nn.Sequential(
+#        nn.Conv2d(16, 32, kernel_size=3, padding=1, bias=False),
+#        nn.BatchNorm2d(32),
+#        nn.ReLU(),
+#    )
+
+
+def check_exercise_3(answer):
+    """Exercise 3's check: run it on your answer."""
+    if answer is ...:
+        print("Exercise 3 not attempted yet: replace ... with a number")
+        return
+    block = torch.nn.Sequential(
+        torch.nn.Conv2d(16, 32, kernel_size=3, padding=1, bias=False),
+        torch.nn.BatchNorm2d(32),
+        torch.nn.ReLU(),
+    )
+    counts = {
+        name: sum(p.numel() for p in layer.parameters())
+        for name, layer in block.named_children()
+    }
+    if answer != sum(counts.values()):
+        raise AssertionError(
+            f"the block does not hold {answer} learnable numbers: count the "
+            "convolution's weight, then what batch normalization learns "
+            "per channel (its running statistics are buffers, not learned)"
+        )
+    print("Exercise 3: correct")
+
+
+# %%
+# Your attempt at exercise 3, then its check:
+
+
+answer_3 = ...  # a whole number
+check_exercise_3(answer_3)
+
+# %%
+# Solutions
+# ---------
+# Try each exercise first; open a solution to compare.
+
+# %%
+
+
+# Solution 1: accuracy from scores
+def batch_accuracy(logits, labels):
+    predictions = logits.argmax(dim=1)  # the best class of each row
+    return (predictions == labels).float().mean().item()
+
+
+check_exercise_1(batch_accuracy)
+
+# %%
+
+
+# Solution 2: predict classes
+def predict_classes(model, images):
+    model.eval()  # batch norm on running statistics, dropout off
+    with torch.no_grad():
+        return model(images).argmax(dim=1)
+
+
+check_exercise_2(predict_classes)
+
+# %%
+
+# Solution 3: count a block's parameters
+# The convolution: 32 * 16 * 3 * 3 = 4,608 weights. Batch normalization:
+# a scale and a shift for each of the 32 channels, 64. The ReLU: none.
+answer_3 = 32 * 16 * 3 * 3 + 2 * 32
+check_exercise_3(answer_3)
