@@ -78,7 +78,7 @@ else:
 # ----------------------------
 # A :ref:`DataLoader <sphx_glr_lessons_data_01_datasets_dataloaders.py>`
 # over files decodes every image in every epoch. CIFAR-10 fits in memory
-# as ``uint8`` (150 MB), so we decode it once and a batch becomes one
+# as ``uint8`` (184 MB), so we decode it once and a batch becomes one
 # indexing operation.
 from torchvision.io import decode_image
 
@@ -245,8 +245,8 @@ def train(steps, sizes, one_cycle=True, groups=True, flips=True,
 
 
 # %%
-# The whole recipe, for a minute or less
-# --------------------------------------
+# The whole recipe
+# ----------------
 # One epoch per entry of ``SIZES``, more where bf16 makes steps cheaper.
 # ``validate`` scores a network on the validation split, at its last
 # training size.
