@@ -511,6 +511,9 @@ if use_bf16:
     print(
         f"large convolution, bf16: {conv_gflops(torch.bfloat16):.0f} GFLOP/s"
     )
+
+# %%
+# The same rows as bars, the dashed line at the large convolution:
 fig, ax = plt.subplots(figsize=(7, 3), layout="constrained")
 ax.barh(table.index[::-1], table["GFLOP/s"][::-1])
 ax.axvline(ceiling, color="k", ls="--", label="large convolution")
