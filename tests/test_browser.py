@@ -261,7 +261,7 @@ def test_header_names_the_torch_release(page, base_url):
 
     page.goto(f"{base_url}/lessons/basics/01_tensors.html")
     torch = version("torch").split("+")[0]
-    expect(page.locator(".pbe-torch-version")).to_contain_text(
+    expect(page.locator("#pst-header .pbe-torch-version")).to_contain_text(
         f"PyTorch {torch}"
     )
     expect(page.locator(".version-switcher__button").first).to_contain_text(
