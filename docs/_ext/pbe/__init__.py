@@ -1,8 +1,10 @@
 """PyTorch by Example's Sphinx extension: one small module per feature.
 
 conf.py lists each feature module in ``extensions``; each has its own
-``setup()``. Everything here uses Sphinx events, sphinx-gallery's documented
-hooks and configuration, and templates; nothing is patched.
+``setup()`` (``lesson_source``, ``gallery``, ``torch_state`` and ``notebook``
+are helpers and hooks that conf.py and the features call). Everything
+here uses Sphinx events, sphinx-gallery's documented hooks and
+configuration, and templates; nothing is patched.
 
 * ``lesson_source``: what a reader sees of a lesson, the house rules and the
   computed reading time (no Sphinx: the tests and a command line use it).
@@ -17,4 +19,6 @@ hooks and configuration, and templates; nothing is patched.
 * ``lesson_links``: Colab and "Report a problem" links, tag links.
 * ``notebook``: the notebooks' first cell.
 * ``offline``: intersphinx skipped, and said so, when offline.
+* ``path``: the ``pbe-path`` directive, the home page's route with times.
+* ``exercises``: exercise solutions collapsed on the page.
 """

@@ -48,7 +48,3 @@ def is_lesson(app, docname: str) -> bool:
         and parts[0] == "lessons"
         and Path(app.srcdir, docname + ".py").is_file()
     )
-
-
-def setup(app):
-    return {"parallel_read_safe": True, "parallel_write_safe": True}

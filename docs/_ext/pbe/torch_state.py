@@ -54,7 +54,3 @@ def warnings_are_errors(gallery_conf, fname, when) -> None:
         )
     elif _CAUGHT:
         _CAUGHT.pop().__exit__(None, None, None)
-
-
-def setup(app):
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
