@@ -32,7 +32,11 @@ device = torch.accelerator.current_accelerator(True) or torch.device("cpu")
 cpu = torch.cpu.get_capabilities()
 native_bf16 = cpu.get("amx_bf16", False) or cpu.get("avx512_bf16", False)
 use_bf16 = device.type == "cpu" and native_bf16
-precision = "bf16 autocast" if use_bf16 else "float32"
+# NVIDIA GPUs since Ampere run float32 convolutions in TF32 by default.
+nvidia = device.type == "cuda" and torch.version.cuda is not None
+tf32 = nvidia and torch.cuda.get_device_capability() >= (8, 0)
+float32 = "float32 (TF32 convolutions)" if tf32 else "float32"
+precision = "bf16 autocast" if use_bf16 else float32
 print(f"Running on {device.type} in {precision}; native bf16: {native_bf16}")
 # sphinx_gallery_tags = ["advanced", "vision", "real data", "performance"]
 
@@ -506,7 +510,7 @@ table = pd.DataFrame(speeds).T
 table["GFLOP/s"] = table["MFLOP/image"] * table["images/s"] / 1000
 print(table.round(1).to_string())
 ceiling = conv_gflops(torch.float32)
-print(f"large convolution, float32: {ceiling:.0f} GFLOP/s (median of 5)")
+print(f"large convolution, {float32}: {ceiling:.0f} GFLOP/s (median of 5)")
 if use_bf16:
     print(
         f"large convolution, bf16: {conv_gflops(torch.bfloat16):.0f} GFLOP/s"
