@@ -512,9 +512,10 @@ def conv_gflops(dtype):
 # NVIDIA GPUs since Ampere run float32 convolutions in TF32 by default.
 import matplotlib.pyplot as plt
 
-nvidia = device.type == "cuda" and torch.version.cuda is not None
-tf32 = nvidia and torch.cuda.get_device_capability() >= (8, 0)
-float32 = "float32 (TF32 convolutions)" if tf32 else "float32"
+float32 = "float32"
+if device.type == "cuda" and torch.version.cuda:  # NVIDIA, not AMD's ROCm
+    if torch.cuda.get_device_capability() >= (8, 0):  # Ampere or newer
+        float32 = "float32 (TF32 convolutions)"
 
 table = pd.DataFrame(speeds).T
 table["GFLOP/s"] = table["MFLOP/image"] * table["images/s"] / 1000
