@@ -636,7 +636,9 @@ check_exercise_1(answer_1)
 # ``Squares(n)`` with ``n`` samples, in which sample ``i`` is the pair
 # ``(x, y)`` of ``float32`` tensors of shape ``(1,)``, ``x`` holding ``i``
 # and ``y`` holding ``i ** 2``. A ``DataLoader`` should then stack them
-# into batches of shape ``(batch_size, 1)``.
+# into batches of shape ``(batch_size, 1)``. The skeleton below names the
+# three methods: ``__init__`` keeps ``n``, and the other two answer the
+# two questions of the first section.
 
 
 def check_exercise_2(fn):

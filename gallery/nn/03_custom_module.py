@@ -399,7 +399,8 @@ check_exercise_1(SkipNet)
 
 # %%
 # **Exercise 2: register what the module holds.** This module gives each
-# input several scores, one per head, plus a fixed offset. It runs, but an
+# input several scores, one per *head* (here a small ``nn.Linear`` that
+# gives one score), plus a fixed offset. It runs, but an
 # optimizer over its ``parameters()`` would train nothing, its state dict
 # is empty and ``.to(...)`` moves none of it:
 #
