@@ -15,7 +15,9 @@ branch in one graph, and how ``tf.function``'s tracing compares.
 
 **You need first** static and dynamic graphs
 (:ref:`sphx_glr_lessons_basics_06_static_vs_dynamic_graphs.py`) and
-autograd (:ref:`sphx_glr_lessons_basics_04_autograd.py`).
+autograd (:ref:`sphx_glr_lessons_basics_04_autograd.py`). The TensorFlow
+half needs TensorFlow installed (``pip install tensorflow``); without it
+the lesson stops where that half begins.
 """
 
 # %%
