@@ -517,8 +517,8 @@ def conv_gflops(dtype):
 
 
 # %%
-# The table and the ceiling, in float32 (and bf16 where we train in it).
-# NVIDIA GPUs since Ampere run float32 convolutions in TF32 by default.
+# The table and the ceiling, in float32 (and bf16 where we train in it),
+# the label naming TF32 where the GPU uses it:
 import matplotlib.pyplot as plt
 
 float32 = "float32"
