@@ -14,7 +14,7 @@ import re
 
 import pytest
 from conftest import LESSONS, ROOT, lesson_id, page, soup
-from exercise_mistakes import MISTAKES  # noqa: E402
+from exercise_mistakes import MISTAKES, VARIANTS
 
 # The home page's route: each of its lessons ends with 2-3 exercises.
 ROUTE = re.findall(
@@ -81,18 +81,71 @@ def test_check_rejects_the_starter_and_plausible_mistakes(
     takes = check.args.args[0].arg
     assert takes in {"fn", "answer"}, f"{name}'s argument is {takes!r}"
 
-    def starter(*args, **kwargs):
-        raise NotImplementedError
-
-    run(starter if takes == "fn" else ...)
+    run(_starter(lesson, name, namespace))
     assert "not attempted yet" in capsys.readouterr().out
 
-    mistakes = MISTAKES.get((lesson_id(lesson), name), [])
-    assert mistakes, f"list a plausible mistake for {name} in MISTAKES"
-    for mistake in mistakes:
+    key = (lesson_id(lesson), name)
+    mistakes = MISTAKES.get(key, [])
+    assert mistakes, f"list plausible mistakes for {name} in MISTAKES"
+    for source, words in mistakes:
         with pytest.raises(AssertionError) as caught:
-            run(eval(mistake, namespace))
-        assert str(caught.value).strip(), f"{mistake}: a bare AssertionError"
+            run(_answer(source, namespace))
+        message = str(caught.value).strip()
+        assert message, f"{source}: a bare AssertionError"
+        if words is not None:
+            assert words.lower() in message.lower(), (
+                f"{source}: the message {message!r} should say {words!r}"
+            )
+    capsys.readouterr()
+    for source in VARIANTS.get(key, []):
+        run(_answer(source, namespace))  # a correct variant must pass
+        out = capsys.readouterr().out
+        assert "correct" in out and "not attempted" not in out, (
+            f"{source}: a correct answer was not accepted ({out!r})"
+        )
+
+
+def _starter(lesson, name: str, namespace: dict):
+    """What the lesson first passes to the check: the untouched starter.
+
+    The first top-level ``check_exercise_N(x)`` call names it; its last
+    definition before that call (a ``def``, ``class`` or assignment) is
+    run where the lesson's imports are.
+    """
+    tree = ast.parse(lesson.read_text(encoding="utf-8"))
+    for i, node in enumerate(tree.body):
+        call = getattr(node, "value", None)
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(call, ast.Call)
+            and getattr(call.func, "id", None) == name
+        ):
+            break
+    else:
+        raise AssertionError(f"{lesson.name} never calls {name}")
+    arg = call.args[0]
+    if not isinstance(arg, ast.Name):  # a literal starter, such as ...
+        return eval(compile(ast.Expression(arg), str(lesson), "eval"))
+    for node in reversed(tree.body[:i]):
+        targets = getattr(node, "targets", [])
+        if getattr(node, "name", None) == arg.id or any(
+            getattr(t, "id", None) == arg.id for t in targets
+        ):
+            scope = dict(namespace)
+            module = ast.Module(body=[node], type_ignores=[])
+            exec(compile(module, str(lesson), "exec"), scope)
+            return scope[arg.id]
+    raise AssertionError(f"{lesson.name}: no starter {arg.id} before {name}")
+
+
+def _answer(source: str, namespace: dict):
+    """An expression's value, or the ``answer`` that statements define."""
+    try:
+        return eval(source, dict(namespace))
+    except SyntaxError:
+        scope = dict(namespace)
+        exec(source, scope)
+        return scope["answer"]
 
 
 @pytest.mark.parametrize(
