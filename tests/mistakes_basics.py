@@ -5,18 +5,51 @@ See tests/exercise_mistakes.py for the format.
 
 MISTAKES = {
     ('basics/01_tensors', 'check_exercise_1'): [
-        ('((3, 4), (2, 1, 2), (4, 6))', None),
-        ('((1, 3, 4), (2, 2), (4, 6))', None),
-        ('((3, 4), (2, 2), (6, 4))', None),
+        ('((3, 4), (2, 1, 2), (4, 6))', 't[:, 0, 1:3] does not'),
+        ('((3, 4), (2,), (4, 6))', 't[:, 0, 1:3] does not'),
+        ('((1, 3, 4), (2, 2), (4, 6))', 't[1] does not'),
+        ('((3, 4), (2, 2), (6, 4))', 't.view(4, -1) does not'),
+        ('((3, 4), (2, 2), (4, 6, 1))', 't.view(4, -1) does not'),
+        ('((3, 4), (2, 2))', 'three shapes'),
+        ('("3, 4", "2, 2", "4, 6")', 'tuple of whole numbers'),
+        ('(12, 4, 24)', 'tuple of whole numbers'),
+        ('((3.0, 4.0), (2, 2), (4, 6))', 'whole numbers'),
     ],
     ('basics/01_tensors', 'check_exercise_2'): [
-        ('lambda x: x.clamp(min=0)', None),
-        ('lambda x: x[x >= 0]', None),
-        ('lambda x: x.clamp_(max=0)', None),
+        ('lambda x: x.clamp(min=0)', 'unchanged'),
+        ('lambda x: x[x >= 0]', 'unchanged'),
+        ('lambda x: torch.relu(x)', 'unchanged'),
+        ('lambda x: x.clamp_(max=0)', 'not negative changed'),
+        ('lambda x: x.abs_()', 'did not become 0'),
+        ('def answer(x):\n    x[x < 0] = 0', 'return x itself'),
+        ('def answer(x):\n    flat = x.reshape(-1)\n    flat[flat < 0] = 0\n'
+         '    return x', 'copy'),
+        ('def answer(x):\n    flat = x.contiguous()\n    flat[flat < 0] = 0\n'
+         '    return x', 'copy'),
+        ('def answer(x):\n    flat = x.view(-1)\n    flat[flat < 0] = 0\n'
+         '    return x', 'failed with RuntimeError'),
+        ('lambda x: x.clamp_(min=0).float()', 'return x itself'),
+        ('def answer(x):\n    for i in range(x.shape[0]):\n'
+         '        for j in range(x.shape[1]):\n'
+         '            if x[i, j] < 0:\n                x[i, j] = 0\n'
+         '    return x', 'failed with IndexError'),
+        ('def answer(x):\n    x.data = x.clamp(min=0)\n    return x',
+         'new memory'),
     ],
     ('basics/01_tensors', 'check_exercise_3'): [
-        ('lambda t: t.numpy()', None),
-        ('lambda t: np.array(t.tolist())', None),
+        ('lambda t: t.numpy()', 'shares'),
+        ('lambda t: np.asarray(t)', 'shares'),
+        ('lambda t: t.detach().numpy()[:]', 'shares'),
+        ('lambda t: np.array(t.tolist())', 'dtype'),
+        ('lambda t: np.array(t.tolist(), dtype=np.float32)', 'dtype'),
+        ('lambda t: t.float().numpy().copy()', 'dtype'),
+        ('lambda t: t.numpy().astype(np.float32)', 'dtype'),
+        ('lambda t: t.numpy().flatten()', 'shape'),
+        ('lambda t: t.view(-1).numpy().copy()', 'shape'),
+        ('lambda t: t.numpy().copy() if t.is_contiguous() else t.numpy()',
+         'shares'),
+        ('lambda t: t.tolist()', 'NumPy array'),
+        ('lambda t: t.clone()', 'NumPy array'),
     ],
     ('basics/02_numpy_warmup', 'check_exercise_1'): [
         ('lambda w, x, y: (np.sum((x @ w - y) ** 2), x.T @ (x @ w - y))', None),
@@ -53,4 +86,23 @@ MISTAKES = {
     ],
 }
 
-VARIANTS: dict[tuple[str, str], list[str]] = {}
+VARIANTS: dict[tuple[str, str], list[str]] = {
+    ('basics/01_tensors', 'check_exercise_1'): [
+        '[[3, 4], [2, 2], [4, 6]]',
+        '(torch.Size([3, 4]), torch.Size([2, 2]), torch.Size([4, 6]))',
+    ],
+    ('basics/01_tensors', 'check_exercise_2'): [
+        'lambda x: x.clamp_(min=0)',
+        'lambda x: x.relu_()',
+        'lambda x: x.mul_(x >= 0)',
+        'lambda x: x.copy_(x.clamp(min=0))',
+        'lambda x: x.sub_(x.clamp(max=0))',
+        'def answer(x):\n    x.masked_fill_(x < 0, 0)\n    return x',
+    ],
+    ('basics/01_tensors', 'check_exercise_3'): [
+        'lambda t: t.clone().numpy()',
+        'lambda t: t.numpy().copy()',
+        'lambda t: np.array(t.numpy())',
+        'lambda t: t.detach().cpu().numpy().copy(order="F")',
+    ],
+}
