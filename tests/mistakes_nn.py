@@ -93,35 +93,154 @@ MISTAKES = {
     ],
     ("nn/02_optim", "check_exercise_1"): [
         (
-            "lambda model, optimizer, x, y, steps: [((loss := nn.MSELoss()(model(x), y)).backward(), optimizer.step(), loss.item())[2] for _ in range(steps)]",
-            None,
+            "def answer(model, optimizer, x, y, steps):\n"
+            "    losses = []\n"
+            "    for _ in range(steps):\n"
+            '        loss = nn.MSELoss(reduction="sum")(model(x), y)\n'
+            "        losses.append(loss.item())\n"
+            "        optimizer.zero_grad()\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "    return losses",
+            "sum of squares",
         ),
         (
-            "lambda model, optimizer, x, y, steps: [(optimizer.step(), optimizer.zero_grad(), (loss := nn.MSELoss()(model(x), y)).backward(), loss.item())[3] for _ in range(steps)]",
-            None,
+            "def answer(model, optimizer, x, y, steps):\n"
+            "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "    losses = []\n"
+            "    for _ in range(steps):\n"
+            "        loss = nn.MSELoss()(model(x), y)\n"
+            "        losses.append(loss.item())\n"
+            "        optimizer.zero_grad()\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "    return losses",
+            "optimizer of your own",
         ),
         (
-            "lambda model, optimizer, x, y, steps: [(optimizer.zero_grad(), (loss := nn.MSELoss()(model(x), y)).backward(), optimizer.step(), loss)[3] for _ in range(steps)]",
-            None,
+            "def answer(model, optimizer, x, y, steps):\n"
+            "    losses = []\n"
+            "    for _ in range(steps):\n"
+            "        out = model(x).squeeze()\n"
+            "        loss = ((out - y) ** 2).mean()\n"
+            "        losses.append(loss.item())\n"
+            "        optimizer.zero_grad()\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "    return losses",
+            "squeeze both or neither",
+        ),
+        (
+            "def answer(model, optimizer, x, y, steps):\n"
+            "    losses = []\n"
+            "    for _ in range(steps):\n"
+            "        loss = nn.MSELoss()(model(x), y)\n"
+            "        losses.append(loss.item())\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "    return losses",
+            "without zero_grad()",
+        ),
+        (
+            "def answer(model, optimizer, x, y, steps):\n"
+            "    losses = []\n"
+            "    for _ in range(steps):\n"
+            "        loss = nn.MSELoss()(model(x), y)\n"
+            "        losses.append(loss.item())\n"
+            "        loss.backward()\n"
+            "        optimizer.zero_grad()\n"
+            "        optimizer.step()\n"
+            "    return losses",
+            "weights never changed",
+        ),
+        (
+            "def answer(model, optimizer, x, y, steps):\n"
+            "    losses = []\n"
+            "    for _ in range(steps):\n"
+            "        optimizer.zero_grad()\n"
+            "        nn.MSELoss()(model(x), y).backward()\n"
+            "        optimizer.step()\n"
+            "        losses.append(nn.MSELoss()(model(x), y).item())\n"
+            "    return losses",
+            "one step late",
+        ),
+        (
+            "def answer(model, optimizer, x, y, steps):\n"
+            "    losses = []\n"
+            "    for _ in range(steps):\n"
+            "        loss = nn.MSELoss()(model(x), y)\n"
+            "        losses.append(loss)\n"
+            "        optimizer.zero_grad()\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "    return losses",
+            ".item()",
+        ),
+        (
+            "def answer(model, optimizer, x, y, steps):\n"
+            "    losses = []\n"
+            "    for _ in range(steps - 1):\n"
+            "        loss = nn.MSELoss()(model(x), y)\n"
+            "        losses.append(loss.item())\n"
+            "        optimizer.zero_grad()\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "    return losses",
+            "list of 5 losses",
+        ),
+        (
+            "def answer(model, optimizer, x, y, steps):\n"
+            "    for _ in range(steps):\n"
+            "        loss = nn.MSELoss()(model(x), y)\n"
+            "        optimizer.zero_grad()\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "    return loss.item()",
+            "list of 5 losses",
         ),
     ],
     ("nn/02_optim", "check_exercise_2"): [
-        ("[0.1, 0.05, 0.05, 0.025, 0.025, 0.0125]", None),
-        ("[0.1, 0.05, 0.025, 0.0125, 0.00625, 0.003125]", None),
-        ("[0.1, 0.1, 0.1, 0.05, 0.05, 0.05]", None),
+        ("[0.1, 0.05, 0.05, 0.025, 0.025, 0.0125]", "too early"),
+        ("[0.1, 0.05, 0.025, 0.0125, 0.00625, 0.003125]", "every step"),
+        ("[0.1, 0.1, 0.1, 0.05, 0.05, 0.025]", "too late"),
+        ("[0.05, 0.05, 0.025, 0.025, 0.0125, 0.0125]", "starting lr"),
+        ("[0.1, 0.1, 0.05, 0.05, 0.025]", "six"),
+        ('"0.1, 0.1, 0.05, 0.05, 0.025, 0.025"', "six numbers"),
+        ("[0.1, 0.1, 0.05, 0.05, 0.025, 0.0125]", "step 6"),
+        ("0.025", "six numbers"),
     ],
     ("nn/02_optim", "check_exercise_3"): [
         (
             "lambda checkpoint, model, optimizer, scheduler: model.load_state_dict(checkpoint['model'])",
-            None,
+            "optimizer starts from scratch",
         ),
         (
             "lambda checkpoint, model, optimizer, scheduler: (model.load_state_dict(checkpoint['model']), optimizer.load_state_dict(checkpoint['optimizer']))",
-            None,
+            "scheduler starts from scratch",
         ),
         (
             "lambda checkpoint, model, optimizer, scheduler: (model.load_state_dict(checkpoint['model']), scheduler.load_state_dict(checkpoint['scheduler']))",
-            None,
+            "optimizer starts from scratch",
+        ),
+        (
+            "lambda checkpoint, model, optimizer, scheduler: (optimizer.load_state_dict(checkpoint['optimizer']), scheduler.load_state_dict(checkpoint['scheduler']))",
+            "model's weights",
+        ),
+        (
+            "lambda checkpoint, model, optimizer, scheduler: model.load_state_dict(checkpoint['model_state_dict'])",
+            "KeyError",
+        ),
+        (
+            "lambda checkpoint, model, optimizer, scheduler: model.load_state_dict(checkpoint)",
+            "failed with RuntimeError",
+        ),
+        (
+            "def answer(checkpoint, model, optimizer, scheduler):\n"
+            '    model.load_state_dict(checkpoint["model"])\n'
+            "    optimizer = torch.optim.Adam(model.parameters(), lr=0.1)\n"
+            '    optimizer.load_state_dict(checkpoint["optimizer"])\n'
+            '    scheduler.load_state_dict(checkpoint["scheduler"])',
+            "optimizer starts from scratch",
         ),
     ],
     ("nn/03_custom_module", "check_exercise_1"): [
@@ -225,5 +344,35 @@ VARIANTS: dict[tuple[str, str], list[str]] = {
     ("nn/01_nn_package", "check_exercise_1"): [
         "[785, [30, 20]]",
         "(785, torch.Size([30, 20]))",
+    ],
+    ("nn/02_optim", "check_exercise_1"): [
+        "def answer(model, optimizer, x, y, steps):\n"
+        "    losses = []\n"
+        "    for _ in range(steps):\n"
+        "        optimizer.zero_grad(set_to_none=False)\n"
+        "        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        loss.backward()\n"
+        "        losses.append(loss.detach().item())\n"
+        "        optimizer.step()\n"
+        "    return losses",
+        "def answer(model, optimizer, x, y, steps):\n"
+        "    losses = []\n"
+        "    for _ in range(steps):\n"
+        "        loss = ((model(x).squeeze(1) - y.squeeze(1)) ** 2).mean()\n"
+        "        losses.append(loss.item())\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "    return losses",
+    ],
+    ("nn/02_optim", "check_exercise_2"): [
+        "(0.1, 0.1, 0.05, 0.05, 0.025, 0.025)",
+        "[0.1 * 0.5 ** (i // 2) for i in range(6)]",
+    ],
+    ("nn/02_optim", "check_exercise_3"): [
+        "def answer(checkpoint, model, optimizer, scheduler):\n"
+        '    scheduler.load_state_dict(checkpoint["scheduler"])\n'
+        '    optimizer.load_state_dict(checkpoint["optimizer"])\n'
+        '    model.load_state_dict(checkpoint["model"])',
     ],
 }
