@@ -52,13 +52,63 @@ MISTAKES = {
         ('lambda t: t.clone()', 'NumPy array'),
     ],
     ('basics/02_numpy_warmup', 'check_exercise_1'): [
-        ('lambda w, x, y: (np.sum((x @ w - y) ** 2), x.T @ (x @ w - y))', None),
-        ('lambda w, x, y: (np.sum((x @ w - y) ** 2), 2 * (x @ w - y).T @ x)', None),
-        ('lambda w, x, y: (np.sum(x @ w - y) ** 2, 2 * x.T @ (x @ w - y))', None),
+        ('lambda w, x, y: (np.sum((x @ w - y) ** 2), x.T @ (x @ w - y))',
+         'wrong values'),
+        ('lambda w, x, y: (np.sum((x @ w - y) ** 2), '
+         '2 * x.T @ (x @ w - y) / len(x))', 'wrong values'),
+        ('lambda w, x, y: (np.sum((x @ w - y) ** 2), 2 * (x @ w - y).T @ x)',
+         'shape'),
+        ('lambda w, x, y: (np.sum(x @ w - y) ** 2, 2 * x.T @ (x @ w - y))',
+         'the loss should be'),
+        ('lambda w, x, y: (np.mean((x @ w - y) ** 2), '
+         '2 * x.T @ (x @ w - y) / y.size)', 'mean'),
+        ('lambda w, x, y: (np.sum((x @ w - y) ** 2), 2 * x.T @ (y - x @ w))',
+         'wrong way'),
+        ('lambda w, x, y: (np.sum((x @ w - y) ** 2), 2 * x @ (x @ w - y))',
+         'failed with ValueError'),
+        ('def answer(w, x, y):\n    y -= x @ w\n'
+         '    return np.sum(y**2), -2 * x.T @ y', 'changed y'),
+        ('lambda w, x, y: 2 * x.T @ (x @ w - y)', 'two things'),
+        ('lambda w, x, y: (2 * x.T @ (x @ w - y), np.sum((x @ w - y) ** 2))',
+         'loss (one number) first'),
+        ('lambda w, x, y: (np.sum((x @ w - y) ** 2), '
+         '(2 * x.T @ (x @ w - y)).astype(np.float32))', 'float64'),
     ],
     ('basics/02_numpy_warmup', 'check_exercise_2'): [
-        ('lambda f, w, eps: np.array([(f(w + eps * e) - f(w - eps * e)) / eps for e in np.eye(w.size).reshape(-1, *w.shape)]).reshape(w.shape)', None),
-        ('lambda f, w, eps: np.array([(f(w + eps * e) - f(w)) / eps for e in np.eye(w.size).reshape(-1, *w.shape)]).reshape(w.shape)', None),
+        ('lambda f, w, eps: np.array([(f(w + eps * e) - f(w - eps * e)) / eps'
+         ' for e in np.eye(w.size).reshape(-1, *w.shape)]).reshape(w.shape)',
+         'exact gradient'),
+        ('lambda f, w, eps: np.array([(f(w + eps * e) - f(w)) / eps'
+         ' for e in np.eye(w.size).reshape(-1, *w.shape)]).reshape(w.shape)',
+         'exact gradient'),
+        ('lambda f, w, eps: np.array([(f(w + eps * e) - f(w - eps * e))'
+         ' / (2 * eps) for e in np.eye(w.size).reshape(-1, *w.shape)])',
+         'expected shape'),
+        ('lambda f, w, eps: (f(w + eps) - f(w - eps)) / (2 * eps)',
+         'expected shape'),
+        ('def answer(f, w, eps):\n    grad = np.zeros_like(w)\n'
+         '    for i in np.ndindex(w.shape):\n        w[i] += eps\n'
+         '        up = f(w)\n        w[i] -= 2 * eps\n'
+         '        grad[i] = (up - f(w)) / (2 * eps)\n    return grad',
+         'left w changed'),
+        ('def answer(f, w, eps):\n    grad = np.zeros_like(w)\n'
+         '    for i in range(w.shape[0]):\n'
+         '        for j in range(w.shape[1]):\n'
+         '            s = np.zeros_like(w)\n            s[i, j] = eps\n'
+         '            grad[i, j] = (f(w + s) - f(w - s)) / (2 * eps)\n'
+         '    return grad', 'on a 3-D w'),
+        ('def answer(f, w, eps):\n    grad = np.zeros_like(w)\n'
+         '    v = w.copy()\n    for i in np.ndindex(w.shape):\n'
+         '        v[i] += eps\n        up = f(v)\n'
+         '        v[i] -= 2 * eps\n'
+         '        grad[i] = (up - f(v)) / (2 * eps)\n    return grad',
+         'nudges one entry only'),
+        ('def answer(f, w, eps):\n'
+         '    grad = np.zeros(w.shape, dtype=np.float32)\n'
+         '    for i in np.ndindex(w.shape):\n'
+         '        s = np.zeros_like(w)\n        s[i] = eps\n'
+         '        grad[i] = (f(w + s) - f(w - s)) / (2 * eps)\n'
+         '    return grad', 'float64'),
     ],
     ('basics/03_tensor_backprop', 'check_exercise_1'): [
         ('lambda array, device: torch.from_numpy(array).to(device)', None),
@@ -98,6 +148,26 @@ VARIANTS: dict[tuple[str, str], list[str]] = {
         'lambda x: x.copy_(x.clamp(min=0))',
         'lambda x: x.sub_(x.clamp(max=0))',
         'def answer(x):\n    x.masked_fill_(x < 0, 0)\n    return x',
+    ],
+    ('basics/02_numpy_warmup', 'check_exercise_1'): [
+        'lambda w, x, y: (np.sum((x @ w - y) ** 2), 2 * x.T @ (x @ w - y))',
+        'lambda w, x, y: [((x @ w - y) ** 2).sum(), '
+        '2 * np.einsum("ni,nk->ik", x, x @ w - y)]',
+        'lambda w, x, y: (np.linalg.norm(x @ w - y) ** 2, '
+        '2 * (x.T @ x @ w - x.T @ y))',
+    ],
+    ('basics/02_numpy_warmup', 'check_exercise_2'): [
+        'def answer(f, w, eps):\n    grad = np.zeros_like(w)\n'
+        '    for i in np.ndindex(w.shape):\n        w[i] += eps\n'
+        '        up = f(w)\n        w[i] -= 2 * eps\n'
+        '        grad[i] = (up - f(w)) / (2 * eps)\n        w[i] += eps\n'
+        '    return grad',
+        'def answer(f, w, eps):\n    grad = np.empty(w.shape)\n'
+        '    for i in np.ndindex(w.shape):\n        old = w[i]\n'
+        '        w[i] = old + eps\n        up = f(w)\n'
+        '        w[i] = old - eps\n        down = f(w)\n'
+        '        w[i] = old\n        grad[i] = (up - down) / (2 * eps)\n'
+        '    return grad',
     ],
     ('basics/01_tensors', 'check_exercise_3'): [
         'lambda t: t.clone().numpy()',
