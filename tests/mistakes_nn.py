@@ -3,6 +3,27 @@
 See tests/exercise_mistakes.py for the format.
 """
 
+# Skeletons the nn/03 answers share: a SkipNet with its layer registered,
+# and a Heads class whose heads and offset each mistake fills in.
+SKIP = (
+    "class answer(nn.Module):\n"
+    "    def __init__(self, dim):\n"
+    "        super().__init__()\n"
+    "        self.linear = nn.Linear(dim, dim)\n"
+    "    def forward(self, x):\n"
+)
+HEADS = (
+    "class answer(nn.Module):\n"
+    "    def __init__(self, d_in, n_heads):\n"
+    "        super().__init__()\n"
+    "        self.heads = {heads}\n"
+    "        {offset}\n"
+)
+FWD = (
+    "    def forward(self, x):\n"
+    "        return torch.cat([h(x) for h in self.heads], dim=1) + self.offset"
+)
+
 MISTAKES = {
     ("nn/01_nn_package", "check_exercise_1"): [
         ("(750, (30, 20))", "bias"),
@@ -245,36 +266,138 @@ MISTAKES = {
     ],
     ("nn/03_custom_module", "check_exercise_1"): [
         (
-            "type('SkipNet', (nn.Module,), {'__init__': lambda self, dim: (nn.Module.__init__(self), setattr(self, 'linear', nn.Linear(dim, dim)))[0], 'forward': lambda self, x: torch.relu(self.linear(x))})",
-            None,
+            SKIP + "        return torch.relu(x + self.linear(x))",
+            "apply relu to linear(x) alone",
+        ),
+        (SKIP + "        return x + self.linear(x)", "relu is missing"),
+        (
+            SKIP + "        return torch.relu(self.linear(x))",
+            "input x is not added",
         ),
         (
-            "type('SkipNet', (nn.Module,), {'__init__': lambda self, dim: (nn.Module.__init__(self), setattr(self, 'linear', nn.Linear(dim, dim)))[0], 'forward': lambda self, x: torch.relu(x + self.linear(x))})",
-            None,
+            SKIP + "        return (x + torch.relu(self.linear(x))).detach()",
+            "cut off from the graph",
         ),
         (
-            "type('SkipNet', (nn.Module,), {'__init__': lambda self, dim: (nn.Module.__init__(self), setattr(self, 'layers', [nn.Linear(dim, dim)]))[0], 'forward': lambda self, x: x + torch.relu(self.layers[0](x))})",
-            None,
+            SKIP
+            + "        with torch.no_grad():\n            return x + torch.relu(self.linear(x))",
+            "cut off from the graph",
+        ),
+        (
+            SKIP + "        return x.detach() + torch.relu(self.linear(x))",
+            "detached copy",
+        ),
+        (
+            SKIP + "        x += torch.relu(self.linear(x))\n        return x",
+            "in-place",
+        ),
+        (
+            SKIP.replace("def forward", "def foward")
+            + "        return x + torch.relu(self.linear(x))",
+            "spelled forward",
+        ),
+        (
+            "class answer(nn.Module):\n"
+            "    def __init__(self, dim):\n"
+            "        super().__init__()\n"
+            "        self.layers = [nn.Linear(dim, dim)]\n"
+            "    def forward(self, x):\n"
+            "        return x + torch.relu(self.layers[0](x))",
+            "register one nn.Linear",
+        ),
+        (
+            "class answer(nn.Module):\n"
+            "    def __init__(self, dim):\n"
+            "        super().__init__()\n"
+            "        self.linear = nn.Linear(dim, dim).float()\n"
+            "    def forward(self, x):\n"
+            "        return x + torch.relu(self.linear(x.float()))",
+            "float64",
         ),
     ],
     ("nn/03_custom_module", "check_exercise_2"): [
         (
-            "type('Heads', (nn.Module,), {'__init__': lambda self, d_in, n_heads: (nn.Module.__init__(self), setattr(self, 'heads', [nn.Linear(d_in, 1) for _ in range(n_heads)]), setattr(self, 'offset', torch.zeros(n_heads)))[0], 'forward': lambda self, x: torch.cat([h(x) for h in self.heads], dim=1) + self.offset})",
-            None,
+            HEADS.format(
+                heads="[nn.Linear(d_in, 1) for _ in range(n_heads)]",
+                offset="self.offset = torch.zeros(n_heads)",
+            )
+            + FWD,
+            "plain Python list",
         ),
         (
-            "type('Heads', (nn.Module,), {'__init__': lambda self, d_in, n_heads: (nn.Module.__init__(self), setattr(self, 'heads', nn.ModuleList([nn.Linear(d_in, 1) for _ in range(n_heads)])), setattr(self, 'offset', torch.zeros(n_heads)))[0], 'forward': lambda self, x: torch.cat([h(x) for h in self.heads], dim=1) + self.offset})",
-            None,
+            HEADS.format(
+                heads="nn.ModuleList([nn.Linear(d_in, 1) for _ in range(n_heads)])",
+                offset="self.offset = torch.zeros(n_heads)",
+            )
+            + FWD,
+            "not in the state dict",
         ),
         (
-            "type('Heads', (nn.Module,), {'__init__': lambda self, d_in, n_heads: (nn.Module.__init__(self), setattr(self, 'heads', nn.ModuleList([nn.Linear(d_in, 1) for _ in range(n_heads)])), setattr(self, 'offset', nn.Parameter(torch.zeros(n_heads))))[0], 'forward': lambda self, x: torch.cat([h(x) for h in self.heads], dim=1) + self.offset})",
-            None,
+            HEADS.format(
+                heads="nn.ModuleList([nn.Linear(d_in, 1) for _ in range(n_heads)])",
+                offset="self.offset = nn.Parameter(torch.zeros(n_heads))",
+            )
+            + FWD,
+            "not be trained",
+        ),
+        (
+            HEADS.format(
+                heads="nn.ModuleList([nn.Linear(d_in, 1) for _ in range(n_heads)])",
+                offset='self.register_buffer("offset", torch.zeros(n_heads))',
+            )
+            + "    def forward(self, x):\n        return torch.cat([h(x) for h in self.heads], dim=1)",
+            "offset is not added",
+        ),
+        (
+            HEADS.format(
+                heads="nn.ModuleList([nn.Linear(d_in, 1) for _ in range(n_heads)])",
+                offset='self.register_buffer("offset", torch.zeros(n_heads))',
+            )
+            + "    def forward(self, x):\n        return torch.cat([h(x) for h in self.heads], dim=1) + torch.zeros(len(self.heads), dtype=x.dtype)",
+            "offset is not added",
+        ),
+        (
+            HEADS.format(
+                heads="nn.Linear(d_in, n_heads)",
+                offset='self.register_buffer("offset", torch.zeros(n_heads))',
+            )
+            + "    def forward(self, x):\n        return self.heads(x) + self.offset",
+            "the 4 heads hold 8",
+        ),
+        (
+            HEADS.format(
+                heads="nn.ModuleList([nn.Linear(d_in, 1) for _ in range(n_heads)])",
+                offset='self.register_buffer("offset", torch.zeros(n_heads))',
+            )
+            + "    def forward(self, x):\n        return torch.stack([h(x) for h in self.heads], dim=0) + self.offset",
+            "shape (5, 4)",
+        ),
+        (
+            HEADS.format(
+                heads="nn.ModuleList([nn.Linear(d_in, 1) for _ in range(n_heads)])",
+                offset='self.register_buffer("offset", torch.zeros(n_heads))',
+            )
+            + "    def forward(self, x):\n        return torch.cat([h(x) for h in self.heads], dim=1) + self.offset.detach().cpu().clone()",
+            "net.to('meta')",
+        ),
+        (
+            HEADS.format(
+                heads="nn.ModuleList([nn.Linear(d_in, 1) for _ in range(n_heads)])",
+                offset='self.register_buffer("offset", torch.zeros(n_heads))',
+            )
+            + "    def foward(self, x):\n        return torch.cat([h(x) for h in self.heads], dim=1) + self.offset",
+            "spelled forward",
         ),
     ],
     ("nn/03_custom_module", "check_exercise_3"): [
-        ("(4, 18)", None),
-        ("(3, 30)", None),
-        ("(2, 10)", None),
+        ("(4, 18)", "freezes its bias too"),
+        ("(4, 30)", "freezes one more"),
+        ("(2, 10)", "still trains"),
+        ("(6, 46)", "nothing frozen"),
+        ("(14, 3)", "comes first"),
+        ('("3", "14")', "whole numbers"),
+        ("14", "pair"),
+        ("(3, 12)", "strike out the frozen ones"),
     ],
     ("nn/05_classic_cnn", "check_exercise_1"): [
         ("lambda n, k, p, s: (n + 2 * p - k) // s", None),
@@ -375,4 +498,26 @@ VARIANTS: dict[tuple[str, str], list[str]] = {
         '    optimizer.load_state_dict(checkpoint["optimizer"])\n'
         '    model.load_state_dict(checkpoint["model"])',
     ],
+    ("nn/03_custom_module", "check_exercise_1"): [
+        "class answer(nn.Module):\n"
+        "    def __init__(self, dim):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Linear(dim, dim)\n"
+        "        self.act = nn.ReLU()\n"
+        "    def forward(self, x):\n"
+        "        return self.act(self.fc(x)).add(x)",
+    ],
+    ("nn/03_custom_module", "check_exercise_2"): [
+        HEADS.format(
+            heads="nn.ModuleList([nn.Linear(d_in, 1) for _ in range(n_heads)])",
+            offset="self.offset = nn.Buffer(torch.zeros(n_heads))",
+        )
+        + FWD,
+        HEADS.format(
+            heads="nn.ModuleList([nn.Linear(d_in, 1) for _ in range(n_heads)])",
+            offset="self.offset = nn.Parameter(torch.zeros(n_heads), requires_grad=False)",
+        )
+        + FWD,
+    ],
+    ("nn/03_custom_module", "check_exercise_3"): ["[3, 14]"],
 }
