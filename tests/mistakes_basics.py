@@ -111,14 +111,57 @@ MISTAKES = {
          '    return grad', 'float64'),
     ],
     ('basics/03_tensor_backprop', 'check_exercise_1'): [
-        ('lambda array, device: torch.from_numpy(array).to(device)', None),
-        ('lambda array, device: torch.as_tensor(array, device=device)', None),
-        ('lambda array, device: torch.from_numpy(array).float().to(device)', None),
+        ('lambda array, device: torch.from_numpy(array).to(device)',
+         'shares its memory'),
+        ('lambda array, device: torch.as_tensor(array, device=device)',
+         'shares its memory'),
+        ('lambda array, device: torch.tensor(array)', 'pass device on'),
+        ('lambda array, device: torch.from_numpy(array).clone()',
+         'pass device on'),
+        ('lambda array, device: torch.from_numpy(array).float().to(device)',
+         "keep the array's"),
+        ('lambda array, device: torch.tensor(array, dtype=torch.float64, '
+         'device=device)', "keep the array's"),
+        ('lambda array, device: torch.tensor(array.tolist(), device=device)',
+         "keep the array's"),
+        ('lambda array, device: torch.tensor(array, device=device).T',
+         "keep the array's"),
+        ('lambda array, device: torch.zeros(array.shape, dtype=torch.float64,'
+         ' device=device)', "hold the array's values"),
+        ('lambda array, device: torch.tensor(array, device=device).numpy()',
+         'expected a tensor'),
+        ('lambda array, device: torch.from_numpy(array).to(device)'
+         '.contiguous()', 'shares its memory'),
+        ('lambda array, device: array.copy()', 'expected a tensor'),
     ],
     ('basics/03_tensor_backprop', 'check_exercise_2'): [
-        ('lambda x, y, w1, w2: (x.T @ ((2 * ((x @ w1).clamp(min=0) @ w2 - y)) @ w2.T), (x @ w1).clamp(min=0).T @ (2 * ((x @ w1).clamp(min=0) @ w2 - y)))', None),
-        ('lambda x, y, w1, w2: (x.T @ ((((x @ w1).clamp(min=0) @ w2 - y) @ w2.T) * (x @ w1 > 0)), (x @ w1).clamp(min=0).T @ ((x @ w1).clamp(min=0) @ w2 - y))', None),
-        ('lambda x, y, w1, w2: tuple(g.numpy() for g in (x.T @ ((2 * ((x @ w1).clamp(min=0) @ w2 - y) @ w2.T) * (x @ w1 > 0)), (x @ w1).clamp(min=0).T @ (2 * ((x @ w1).clamp(min=0) @ w2 - y))))', None),
+        ('lambda x, y, w1, w2: (x.T @ ((2 * ((x @ w1).clamp(min=0) @ w2 - y))'
+         ' @ w2.T), (x @ w1).clamp(min=0).T @ (2 * ((x @ w1).clamp(min=0)'
+         ' @ w2 - y)))', 'differs from NumPy'),
+        ('lambda x, y, w1, w2: (x.T @ ((((x @ w1).clamp(min=0) @ w2 - y)'
+         ' @ w2.T) * (x @ w1 > 0)), (x @ w1).clamp(min=0).T @ ((x @ w1)'
+         '.clamp(min=0) @ w2 - y))', 'differs from NumPy'),
+        ('lambda x, y, w1, w2: tuple(g.numpy() for g in (x.T @ ((2 * ((x @ w1).clamp(min=0) @ w2 - y) @ w2.T) * (x @ w1 > 0)), (x @ w1).clamp(min=0).T @ (2 * ((x @ w1).clamp(min=0) @ w2 - y))))',
+         'should be a tensor'),
+        ('lambda x, y, w1, w2: tuple(reversed((x.T @ ((2 * ((x @ w1).clamp(min=0) @ w2 - y) @ w2.T) * (x @ w1 > 0)), (x @ w1).clamp(min=0).T @ (2 * ((x @ w1).clamp(min=0) @ w2 - y)))))', 'in that order'),
+        ('lambda x, y, w1, w2: tuple(g.float() for g in (x.T @ ((2 * ((x @ w1).clamp(min=0) @ w2 - y) @ w2.T) * (x @ w1 > 0)), (x @ w1).clamp(min=0).T @ (2 * ((x @ w1).clamp(min=0) @ w2 - y))))', 'keep float64'),
+        ('lambda x, y, w1, w2: (x.T @ ((2 * ((x @ w1).clamp(min=0) @ w2 - y)'
+         ' @ w2) * (x @ w1 > 0)), (x @ w1).clamp(min=0).T @ (2 * ((x @ w1)'
+         '.clamp(min=0) @ w2 - y)))', 'failed with RuntimeError'),
+        ('def answer(x, y, w1, w2):\n    xn, yn = x.numpy(), y.numpy()\n'
+         '    a1, a2 = w1.numpy(), w2.numpy()\n    h = xn @ a1\n'
+         '    a = np.maximum(h, 0)\n    d = 2 * (a @ a2 - yn)\n'
+         '    return (torch.from_numpy(xn.T @ ((d @ a2.T) * (h > 0))),'
+         ' torch.from_numpy(a.T @ d))', 'meta device'),
+        ('def answer(x, y, w1, w2):\n    h = x @ w1\n    a = h.clamp(min=0)\n'
+         '    d = 2 * (a @ w2 - y)\n'
+         '    return (x.T @ ((d @ w2.T) * (h > 0)), a.T @ d)'
+         ' if x.device.type == "cpu" else (torch.zeros(w1.shape),'
+         ' torch.zeros(w2.shape))', 'meta tensors'),
+        ('def answer(x, y, w1, w2):\n    h = x @ w1\n    a = h.clamp_(min=0)\n'
+         '    y.sub_(a @ w2).mul_(-2)\n'
+         '    return (x.T @ ((y @ w2.T) * (h > 0)), a.T @ y)',
+         'changed one of its inputs'),
     ],
     ('basics/04_autograd', 'check_exercise_1'): [
         ('[3.0, 12.0]', None),
@@ -168,6 +211,20 @@ VARIANTS: dict[tuple[str, str], list[str]] = {
         '        w[i] = old - eps\n        down = f(w)\n'
         '        w[i] = old\n        grad[i] = (up - down) / (2 * eps)\n'
         '    return grad',
+    ],
+    ('basics/03_tensor_backprop', 'check_exercise_1'): [
+        'lambda array, device: torch.tensor(array, device=device)',
+        'lambda array, device: torch.from_numpy(array.copy()).to(device)',
+        'lambda array, device: torch.as_tensor(array, device=device).clone()',
+        'lambda array, device: torch.from_numpy(array).to(device, copy=True)',
+    ],
+    ('basics/03_tensor_backprop', 'check_exercise_2'): [
+        'def answer(x, y, w1, w2):\n    h = x.mm(w1)\n    a = torch.relu(h)\n'
+        '    d = 2.0 * (a.mm(w2) - y)\n'
+        '    return x.t().mm(d.mm(w2.t()) * (a > 0)), a.t().mm(d)',
+        'def answer(x, y, w1, w2):\n    h = x @ w1\n'
+        '    a = torch.where(h > 0, h, 0.0)\n    d = 2 * (a @ w2 - y)\n'
+        '    return [x.T @ (d @ w2.T).masked_fill(h <= 0, 0), a.T @ d]',
     ],
     ('basics/01_tensors', 'check_exercise_3'): [
         'lambda t: t.clone().numpy()',
