@@ -155,7 +155,9 @@ class CloudClassifier(nn.Module):
 # --------
 # Adam, with ``OneCycleLR``: it raises the learning rate to ``max_lr`` over
 # the first part of ``total_steps`` and then lowers it towards zero, which
-# usually trains faster than a fixed rate. The gradient norm is clipped, a
+# usually trains faster than a fixed rate (by default it also moves Adam's
+# first beta, its momentum, the other way, between 0.95 and 0.85: you will
+# see it change in ``optimizer.param_groups``). The gradient norm is clipped, a
 # common guard against one huge step through the recurrence. The recipe is
 # fixed, not tuned, so the test set is read once per model, at the end.
 def train_and_test(model, n_epochs=12, batch_size=128):
