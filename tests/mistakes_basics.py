@@ -164,18 +164,72 @@ MISTAKES = {
          'changed one of its inputs'),
     ],
     ('basics/04_autograd', 'check_exercise_1'): [
-        ('[3.0, 12.0]', None),
-        ('[6.0, -12.0]', None),
+        ('[3.0, 12.0]', 'one of the two backward'),
+        ('[6.0, -12.0]', 'one of the two backward'),
+        ('[6.0, 12.0]', 'differentiate each sum'),
+        ('[0.0, 9.0]', 'differentiate each sum'),
+        ('[9.0, 24.0]', 'differentiate each sum'),
+        ('[9.0]', 'two numbers'),
+        ('"9, 0"', 'two numbers'),
+        ('[[9.0, 0.0]]', 'two numbers'),
+        ('["9", "0"]', 'two numbers'),
     ],
     ('basics/04_autograd', 'check_exercise_2'): [
-        ('lambda f, x: f(x)', None),
-        ('lambda f, x: (f(x + 1e-4) - f(x)) / 1e-4', None),
-        ('lambda f, x: (x.requires_grad_(), torch.autograd.grad(f(x).sum(), x)[0])[1]', None),
+        ('lambda f, x: f(x)', 'with autograd'),
+        ('lambda f, x: (f(x + 1e-5) - f(x - 1e-5)) / 2e-5', 'with autograd'),
+        ('lambda f, x: torch.sin(x) + x * torch.cos(x)', 'with autograd'),
+        ('lambda f, x: (x.requires_grad_(), '
+         'torch.autograd.grad(f(x).sum(), x)[0])[1]', 'x now requires'),
+        ('def answer(f, x):\n    x.requires_grad_()\n    f(x).sum().backward()'
+         '\n    x.requires_grad_(False)\n    return x.grad', 'has a .grad'),
+        ('def answer(f, x):\n    t = x.detach().requires_grad_()\n'
+         '    f(t).sum()\n    return (f(x + 1e-6) - f(x - 1e-6)) / 2e-6',
+         'differ from'),
+        ('def answer(f, x):\n    t = x.double().requires_grad_()\n'
+         '    f(t).sum().backward()\n    return t.grad', 'x now requires'),
+        ('def answer(f, x):\n    t = x.detach().double().requires_grad_()\n'
+         '    f(t).sum().backward()\n    return t.grad', 'expected a'),
+        ('def answer(f, x):\n    t = torch.tensor(x.tolist(), '
+         'requires_grad=True)\n    f(t).sum().backward()\n    return t.grad',
+         'expected a torch.float64'),
+        ('def answer(f, x):\n    t = x.detach().clone().requires_grad_()\n'
+         '    return torch.autograd.grad(f(t).mean(), t)[0]', 'differ from'),
+        ('def answer(f, x):\n    t = x.detach().clone().requires_grad_()\n'
+         '    f(t).sum().backward()\n    return t.grad[:-1]', 'expected a'),
     ],
     ('basics/04_autograd', 'check_exercise_3'): [
-        ('lambda w, x, y, lr: ((x @ w - y).pow(2).sum().backward(), w.detach().sub_(lr * w.grad))', None),
-        ('lambda w, x, y, lr: ((x @ w - y).pow(2).sum().backward(), w.detach() - lr * w.grad)', None),
-        ('lambda w, x, y, lr: ((x @ w - y).pow(2).sum().backward(), w.grad.zero_(), w.detach().sub_(lr * w.grad))', None),
+        ('def answer(w, x, y, lr):\n    loss = (x @ w - y).pow(2).sum()\n'
+         '    loss.backward()\n    with torch.no_grad():\n'
+         '        w -= lr * w.grad', 'previous step left'),
+        ('def answer(w, x, y, lr):\n    loss = (x @ w - y).pow(2).sum()\n'
+         '    loss.backward()\n    w.data -= lr * w.grad.data\n'
+         '    w.grad = None', '.data'),
+        ('def answer(w, x, y, lr):\n    loss = (x @ w - y).pow(2).sum()\n'
+         '    loss.backward()\n    w.data.sub_(lr * w.grad)\n'
+         '    w.grad.zero_()', 'behind autograd'),
+        ('def answer(w, x, y, lr):\n    loss = (x @ w - y).pow(2).sum()\n'
+         '    loss.backward()\n    with torch.no_grad():\n'
+         '        w = w - lr * w.grad\n    w.grad = None', 'unchanged'),
+        ('def answer(w, x, y, lr):\n    loss = (x @ w - y).pow(2).sum()\n'
+         '    loss.backward()\n    w -= lr * w.grad\n    w.grad = None',
+         'failed with RuntimeError'),
+        ('def answer(w, x, y, lr):\n    w.grad.zero_()\n'
+         '    (x @ w - y).pow(2).sum().backward()\n    with torch.no_grad():\n'
+         '        w -= lr * w.grad', 'failed with AttributeError'),
+        ('def answer(w, x, y, lr):\n    (x @ w - y).pow(2).sum().backward()\n'
+         '    torch.set_grad_enabled(False)\n    w -= lr * w.grad\n'
+         '    w.grad = None', 'switched off'),
+        ('def answer(w, x, y, lr):\n    (x @ w - y).pow(2).sum().backward()\n'
+         '    w.requires_grad_(False)\n    w -= lr * w.grad\n'
+         '    w.grad = None', 'leaf that requires grad'),
+        ('def answer(w, x, y, lr):\n    (x @ w - y).pow(2).mean().backward()\n'
+         '    with torch.no_grad():\n        w -= lr * w.grad\n'
+         '    w.grad = None', 'after 1 step'),
+        ('def answer(w, x, y, lr):\n    (x @ w - y).pow(2).sum().backward()\n'
+         '    w.grad = None\n    with torch.no_grad():\n'
+         '        w -= lr * w.grad', 'failed with TypeError'),
+        ('def answer(w, x, y, lr):\n    (x @ w - y).pow(2).sum().backward()\n'
+         '    return w.detach() - lr * w.grad', 'unchanged'),
     ],
 }
 
@@ -225,6 +279,32 @@ VARIANTS: dict[tuple[str, str], list[str]] = {
         'def answer(x, y, w1, w2):\n    h = x @ w1\n'
         '    a = torch.where(h > 0, h, 0.0)\n    d = 2 * (a @ w2 - y)\n'
         '    return [x.T @ (d @ w2.T).masked_fill(h <= 0, 0), a.T @ d]',
+    ],
+    ('basics/04_autograd', 'check_exercise_1'): [
+        '[9.0, 0.0]',
+        '(9, 0)',
+        'torch.tensor([9.0, 0.0])',
+    ],
+    ('basics/04_autograd', 'check_exercise_2'): [
+        'def answer(f, x):\n    t = x.detach().requires_grad_()\n'
+        '    return torch.autograd.grad(f(t).sum(), t)[0]',
+        'def answer(f, x):\n    t = x.clone().requires_grad_()\n'
+        '    f(t).backward(torch.ones_like(t))\n    return t.grad',
+        'lambda f, x: torch.func.vmap(torch.func.grad(f))(x)',
+    ],
+    ('basics/04_autograd', 'check_exercise_3'): [
+        'def answer(w, x, y, lr):\n    (x @ w - y).pow(2).sum().backward()\n'
+        '    with torch.no_grad():\n        w -= lr * w.grad\n'
+        '    w.grad.zero_()',
+        'def answer(w, x, y, lr):\n    w.grad = None\n'
+        '    (x @ w - y).pow(2).sum().backward()\n    with torch.no_grad():\n'
+        '        w.sub_(lr * w.grad)',
+        'def answer(w, x, y, lr):\n'
+        '    (g,) = torch.autograd.grad((x @ w - y).pow(2).sum(), w)\n'
+        '    with torch.no_grad():\n        w.add_(g, alpha=-lr)',
+        'def answer(w, x, y, lr):\n    opt = torch.optim.SGD([w], lr=lr)\n'
+        '    opt.zero_grad()\n    (x @ w - y).pow(2).sum().backward()\n'
+        '    opt.step()',
     ],
     ('basics/01_tensors', 'check_exercise_3'): [
         'lambda t: t.clone().numpy()',
