@@ -44,8 +44,7 @@ steps = torch.arange(0, 10, 2)
 points = torch.linspace(0, 1, 5)
 typed = torch.tensor([[1, 2], [3, 4]])
 print(f"zeros:\n{zeros}\nones:\n{ones}\neye(3):\n{identity}")
-print(f"arange(0, 10, 2): {steps.tolist()}")
-print(f"linspace(0, 1, 5): {points.tolist()}")
+print(f"arange: {steps.tolist()}, linspace: {points.tolist()}")
 print(f"{typed}, dtype {typed.dtype}")
 # sphinx_gallery_start_ignore
 assert zeros.sum() == 0 and ones.sum() == 6 and identity.trace() == 3
@@ -80,9 +79,9 @@ assert g.numel() == rows * cols
 # -------------------------------
 # An addition can be written as an operator, ``a + b``, or as a function,
 # ``torch.add(a, b)``; ``torch.equal`` tells whether two tensors hold
-# exactly the same values. A method whose name ends
-# in ``_`` changes its tensor *in place* and returns it: the values change, and
-# the memory usually stays. ``data_ptr()`` gives the memory address of a
+# exactly the same values. A method whose name ends in ``_`` changes its
+# tensor *in place* and returns it: the values change, and the memory
+# usually stays. ``data_ptr()`` gives the memory address of a
 # tensor's first element, so for a tensor that stays alive, an unchanged
 # address means the same memory; ``clone()`` copies a tensor into new memory.
 a = torch.rand(2, 3)
@@ -228,9 +227,8 @@ assert torch.equal(chw[1], photo[:, :, 1])
 # pitfall.
 pairs = [((3, 4), (4,)), ((3, 4), (3, 1)), ((3, 1), (1, 4)), ((4,), (4, 1))]
 for left, right in pairs:
-    print(
-        f"{left} with {right} -> {tuple(torch.broadcast_shapes(left, right))}"
-    )
+    result = tuple(torch.broadcast_shapes(left, right))
+    print(f"{left} with {right} -> {result}")
 try:
     torch.ones(3, 4) + torch.ones(3)
 except RuntimeError as err:
@@ -243,14 +241,14 @@ assert torch.broadcast_shapes((4,), (4, 1)) == (4, 4)
 # sphinx_gallery_end_ignore
 
 # %%
-# ``(3, 4)`` with ``(3,)`` fails: lined up from the right, 4 meets 3. To
-# add one number per *row*, give it the shape ``(3, 1)``: a reduction with
-# ``keepdim=True`` keeps the reduced dimension with length 1, so
-# subtracting each row's mean is one line. The last row of the table is the
-# classic pitfall: a column of 4 predictions ``(4, 1)`` minus 4 targets
-# ``(4,)`` gives a ``(4, 4)`` table of every prediction minus every target,
-# without an error, and its mean is not the error you meant. Make the
-# shapes agree first, with ``squeeze(1)`` or ``unsqueeze(1)``.
+# ``(3, 4)`` with ``(3,)`` fails: lined up from the right, 4 meets 3. To add
+# one number per *row*, give it the shape ``(3, 1)``. ``mean(dim=1)`` averages
+# along dimension 1, giving one mean per row, and ``keepdim=True`` keeps that
+# dimension, with length 1, so subtracting each row's mean is one line. The
+# last row of the table is the classic pitfall: a column of 4 predictions ``(4,
+# 1)`` minus 4 targets ``(4,)`` gives a ``(4, 4)`` table of every prediction
+# minus every target, without an error, and its mean is not the error you
+# meant. Make the shapes agree first, with ``squeeze(1)`` or ``unsqueeze(1)``.
 rows = torch.tensor([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
 print(rows - rows.mean(dim=1, keepdim=True))  # (2, 3) - (2, 1)
 prediction = torch.tensor([[1.0], [2.0], [3.0], [4.0]])  # (4, 1)
