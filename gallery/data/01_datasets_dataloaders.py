@@ -158,14 +158,16 @@ assert set(train_set.indices).isdisjoint(val_set.indices)
 # The network of :ref:`sphx_glr_lessons_nn_01_nn_package.py`, trained with
 # mini-batches: an outer loop over epochs, an inner loop over the shuffled
 # training loader. After each epoch, ``model.eval()`` and one pass over
-# each split under :func:`torch.no_grad` measure the mean loss. On a CUDA
-# GPU, ``pin_memory=True`` makes the loader put batches in page-locked
-# ("pinned") memory; from there a ``non_blocking=True`` copy returns at
+# each split under :func:`torch.no_grad` measure the mean loss.
+# ``weight_decay`` pulls every weight slightly towards zero at each step, a
+# common guard against overfitting.
+#
+# Two options matter only on a CUDA GPU, so we ask for them only there:
+# ``pin_memory=True`` makes the loader put batches in page-locked
+# ("pinned") memory, and from there a ``non_blocking=True`` copy returns at
 # once, so the CPU can get the next batch ready while the copy runs (the
 # copy still takes its turn on the GPU, as
-# :ref:`sphx_glr_lessons_advanced_02_devices.py` explains). We ask for it
-# only there. ``weight_decay`` pulls every weight slightly towards zero at
-# each step, a common guard against overfitting.
+# :ref:`sphx_glr_lessons_advanced_02_devices.py` explains).
 from torch import nn
 
 model = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out))
