@@ -5,15 +5,17 @@ See tests/exercise_mistakes.py for the format.
 
 MISTAKES = {
     ('basics/01_tensors', 'check_exercise_1'): [
-        ('((3, 4), (2, 1, 2), (4, 6))', 't[:, 0, 1:3] does not'),
-        ('((3, 4), (2,), (4, 6))', 't[:, 0, 1:3] does not'),
-        ('((1, 3, 4), (2, 2), (4, 6))', 't[1] does not'),
-        ('((3, 4), (2, 2), (6, 4))', 't.view(4, -1) does not'),
-        ('((3, 4), (2, 2), (4, 6, 1))', 't.view(4, -1) does not'),
-        ('((3, 4), (2, 2))', 'three shapes'),
-        ('("3, 4", "2, 2", "4, 6")', 'tuple of whole numbers'),
-        ('(12, 4, 24)', 'tuple of whole numbers'),
-        ('((3.0, 4.0), (2, 2), (4, 6))', 'whole numbers'),
+        ('((3, 4), (2, 1, 2), (4, 6), (3, 4))', 't[:, 0, 1:3] does not'),
+        ('((3, 4), (2,), (4, 6), (3, 4))', 't[:, 0, 1:3] does not'),
+        ('((1, 3, 4), (2, 2), (4, 6), (3, 4))', 't[1] does not'),
+        ('((3, 4), (2, 2), (6, 4), (3, 4))', 't.view(4, -1) does not'),
+        ('((3, 4), (2, 2), (4, 6, 1), (3, 4))', 't.view(4, -1) does not'),
+        ('((3, 4), (2, 2), (4, 6), (3, 1))', 't[0, :, :1] - t[1, 0] does'),
+        ('((3, 4), (2, 2), (4, 6), (4, 3))', 't[0, :, :1] - t[1, 0] does'),
+        ('((3, 4), (2, 2), (4, 6))', 'four shapes'),
+        ('("3, 4", "2, 2", "4, 6", "3, 4")', 'tuple of whole numbers'),
+        ('(12, 4, 24, 12)', 'tuple of whole numbers'),
+        ('((3.0, 4.0), (2, 2), (4, 6), (3, 4))', 'whole numbers'),
     ],
     ('basics/01_tensors', 'check_exercise_2'): [
         ('lambda x: x.clamp(min=0)', 'unchanged'),
@@ -235,8 +237,9 @@ MISTAKES = {
 
 VARIANTS: dict[tuple[str, str], list[str]] = {
     ('basics/01_tensors', 'check_exercise_1'): [
-        '[[3, 4], [2, 2], [4, 6]]',
-        '(torch.Size([3, 4]), torch.Size([2, 2]), torch.Size([4, 6]))',
+        '[[3, 4], [2, 2], [4, 6], [3, 4]]',
+        '(torch.Size([3, 4]), torch.Size([2, 2]), torch.Size([4, 6]), '
+        'torch.Size([3, 4]))',
     ],
     ('basics/01_tensors', 'check_exercise_2'): [
         'lambda x: x.clamp_(min=0)',

@@ -604,10 +604,15 @@ assert "deprecated" in str(caught[0].message)
 #   ``torch.arange``, ``torch.rand``, ``torch.tensor`` and friends make one.
 # - Methods ending in ``_`` change a tensor in place; slices and ``view``
 #   share memory with the original, masks and lists of indices copy.
-# - ``view`` needs compatible strides; ``reshape`` copies when it must.
+# - ``view`` needs compatible strides; ``reshape`` copies when it must;
+#   ``unsqueeze``, ``squeeze`` and ``permute`` add, remove and reorder
+#   dimensions.
+# - Broadcasting lines shapes up from the right and stretches length-1
+#   dimensions: check your shapes, since ``(n, 1)`` with ``(n,)`` silently
+#   gives ``(n, n)``.
 # - ``numpy()`` and ``torch.from_numpy`` share memory on the CPU;
-#   ``torch.tensor`` copies.
-# - Pick the device once and move tensors with ``.to(device)``.
+#   ``torch.tensor`` copies. Pick the device once and move tensors with
+#   ``.to(device)``.
 #
 # Next, :ref:`sphx_glr_lessons_basics_02_numpy_warmup.py` fits a small
 # network with NumPy alone.
@@ -620,24 +625,30 @@ assert "deprecated" in str(caught[0].message)
 # check: run it after your attempt and it says whether you are right.
 # Solutions are at the end.
 #
-# **Exercise 1: predict three shapes.** Let
+# **Exercise 1: predict four shapes.** Let
 # ``t = torch.arange(24).reshape(2, 3, 4)``. Without running anything, work
-# out the shapes of ``t[1]``, ``t[:, 0, 1:3]`` and ``t.view(4, -1)``, and
-# write them as a tuple of three tuples, such as ``((1, 2), (3,), (4, 5))``.
-# If the check disagrees, print the shapes to see why.
+# out the shapes of ``t[1]``, ``t[:, 0, 1:3]``, ``t.view(4, -1)`` and
+# ``t[0, :, :1] - t[1, 0]``, and write them as a tuple of four tuples, such
+# as ``((1, 2), (3,), (4, 5), (6, 7))``. If the check disagrees, print the
+# shapes to see why.
 
 
 def check_exercise_1(answer):
     """Exercise 1's check: run it on your answer."""
     if answer is ...:
-        print("Exercise 1 not attempted yet: replace ... with three shapes")
+        print("Exercise 1 not attempted yet: replace ... with four shapes")
         return
     t = torch.arange(24).reshape(2, 3, 4)
-    names = ["t[1]", "t[:, 0, 1:3]", "t.view(4, -1)"]
-    shapes = [t[1].shape, t[:, 0, 1:3].shape, t.view(4, -1).shape]
-    if not isinstance(answer, (tuple, list)) or len(answer) != 3:
+    names = ["t[1]", "t[:, 0, 1:3]", "t.view(4, -1)", "t[0, :, :1] - t[1, 0]"]
+    shapes = [
+        t[1].shape,
+        t[:, 0, 1:3].shape,
+        t.view(4, -1).shape,
+        (t[0, :, :1] - t[1, 0]).shape,
+    ]
+    if not isinstance(answer, (tuple, list)) or len(answer) != 4:
         raise AssertionError(
-            f"answer with a tuple of three shapes, not {answer!r}"
+            f"answer with a tuple of four shapes, not {answer!r}"
         )
     for name, shape, guess in zip(names, shapes, answer):
         if not isinstance(guess, (tuple, list)) or not all(
@@ -659,7 +670,7 @@ def check_exercise_1(answer):
 # Your attempt at exercise 1, then its check:
 
 
-answer_1 = ...  # ((...), (...), (...))
+answer_1 = ...  # ((...), (...), (...), (...))
 check_exercise_1(answer_1)
 
 # %%
@@ -808,10 +819,11 @@ check_exercise_3(to_numpy_copy)
 
 # %%
 
-# Solution 1: predict three shapes
+# Solution 1: predict four shapes
 # An integer index removes its dimension; a slice keeps it, however short;
-# view(4, -1) puts the 24 elements in 4 rows of 24 / 4 = 6.
-answer_1 = ((3, 4), (2, 2), (4, 6))
+# view(4, -1) puts the 24 elements in 4 rows of 24 / 4 = 6; (3, 1) minus
+# (4,) broadcasts: lined up from the right, (3, 1) with (1, 4) gives (3, 4).
+answer_1 = ((3, 4), (2, 2), (4, 6), (3, 4))
 check_exercise_1(answer_1)
 
 # %%
