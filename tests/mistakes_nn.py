@@ -400,53 +400,150 @@ MISTAKES = {
         ("(3, 12)", "strike out the frozen ones"),
     ],
     ("nn/05_classic_cnn", "check_exercise_1"): [
-        ("lambda n, k, p, s: (n + 2 * p - k) // s", None),
-        ("lambda n, k, p, s: (n + p - k) // s + 1", None),
-        ("lambda n, k, p, s: (n + 2 * p - k) / s + 1", None),
-        ("lambda n, k, p, s: (n + 2 * p - k + 1) // s", None),
+        ("lambda n, k, p, s: (n + 2 * p - k) // s", "+ 1 is missing"),
+        ("lambda n, k, p, s: (n + p - k) // s + 1", "both sides"),
+        ("lambda n, k, p, s: (n + 2 * p - k) / s + 1", "Python int"),
+        ("lambda n, k, p, s: (n + 2 * p - k + 1) // s", "returned"),
+        ("lambda n, k, p, s: n + 2 * p - k + 1", "stride divides"),
+        ("lambda n, k, p, s: -(-(n + 2 * p - k) // s) + 1", "rounds up"),
+        ("lambda n, k, p, s: round((n + 2 * p - k) / s) + 1", "rounds up"),
+        (
+            "lambda n, k, p, s: torch.tensor((n + 2 * p - k) // s + 1)",
+            "Python int",
+        ),
+        ("lambda n, k, p, s: (n - k) // s + 1", "returned"),
+        ("lambda n, k, p, s: conv_out_size(n, k, p)", "failed with"),
     ],
     ("nn/05_classic_cnn", "check_exercise_2"): [
-        ("400", None),
-        ("16 * 7 * 7", None),
-        ("4 * 4", None),
-        ("16 * 5 * 5 - 4", None),
+        ("400", "32x32"),
+        ("16 * 7 * 7", "shrinks the side, by 4"),
+        ("16 * 8 * 8", "second pooling"),
+        ("4 * 4", "times the 16 channels"),
+        ("6 * 4 * 4", "16 output channels"),
+        ("16 * 3 * 3", "not 5"),
+        ('"256"', "expected a number"),
+        ("16 * 5 * 5 - 4", "work out the side"),
     ],
     ("nn/05_classic_cnn", "check_exercise_3"): [
-        ("(432, 49152)", None),
-        ("(160, 49168)", None),
-        ("(448, 3088)", None),
+        ("(432, 49152)", "also has a bias"),
+        ("(160, 49168)", "all 3 input channels"),
+        ("(448, 3088)", "its weight is (16, 3 * 32 * 32)"),
+        ("(49168, 448)", "comes first"),
+        ("(448, 49152)", "bias too"),
+        ("(14400, 49168)", "do not depend on the image size"),
+        ('("448", "49168")', "whole numbers"),
+        ("448", "pair"),
     ],
     ("nn/07_cifar10_classifier", "check_exercise_1"): [
         (
             "lambda logits, labels: (logits.argmax(dim=1) == labels).sum().item()",
-            None,
+            "count",
         ),
         (
             "lambda logits, labels: (logits.max(dim=1).values == labels).float().mean().item()",
-            None,
+            "highest score",
         ),
         (
             "lambda logits, labels: (logits.argmax(dim=1) == labels).float().mean()",
-            None,
+            ".item()",
         ),
         (
             "lambda logits, labels: (logits.argmax(dim=1) == labels).sum().item() / logits.shape[1]",
-            None,
+            "number of classes",
+        ),
+        (
+            "lambda logits, labels: (logits.argmax(dim=0) == labels).float().mean().item()",
+            "failed with RuntimeError",
+        ),
+        (
+            "lambda logits, labels: 100 * (logits.argmax(dim=1) == labels).float().mean().item()",
+            "percentage",
+        ),
+        ("lambda logits, labels: 0.6", "highest score"),
+        (
+            "lambda logits, labels: int((logits.argmax(dim=1) == labels).all())",
+            "Python float",
+        ),
+        (
+            "lambda logits, labels: (logits.argmin(dim=1) == labels).float().mean().item()",
+            "highest score",
         ),
     ],
     ("nn/07_cifar10_classifier", "check_exercise_2"): [
-        ("lambda model, images: model(images).argmax(dim=1)", None),
-        ("lambda model, images: (model.eval(), model(images))[1]", None),
         (
-            "lambda model, images: (model.eval(), model(images).argmax(dim=0))[1]",
-            None,
+            "lambda model, images: model(images).argmax(dim=1)",
+            "recorded gradients",
+        ),
+        (
+            "lambda model, images: (model.eval(), model(images).argmax(dim=1))[1]",
+            "recorded gradients",
+        ),
+        (
+            "lambda model, images: (model.eval(), model.requires_grad_(False), model(images).argmax(dim=1))[2]",
+            "requires_grad_(False)",
+        ),
+        (
+            "def answer(model, images):\n"
+            "    model.eval()\n"
+            "    with torch.no_grad():\n"
+            "        return model(images).argmax(dim=1)",
+            "as you found it",
+        ),
+        (
+            "def answer(model, images):\n"
+            "    model.eval()\n"
+            "    with torch.no_grad():\n"
+            "        out = model(images).argmax(dim=1)\n"
+            "    model.train()\n"
+            "    return out",
+            "as you found it",
+        ),
+        (
+            "def answer(model, images):\n"
+            "    with torch.no_grad():\n"
+            "        return model(images).argmax(dim=1)",
+            "training mode",
+        ),
+        (
+            "def answer(model, images):\n"
+            "    mode = model.training\n"
+            "    model.eval()\n"
+            "    with torch.no_grad():\n"
+            "        out = model(images).argmax(dim=0)\n"
+            "    model.train(mode)\n"
+            "    return out",
+            "expected shape (11,)",
+        ),
+        (
+            "def answer(model, images):\n"
+            "    mode = model.training\n"
+            "    model.eval()\n"
+            "    with torch.no_grad():\n"
+            "        out = model(images).softmax(dim=1).max(dim=1).values\n"
+            "    model.train(mode)\n"
+            "    return out",
+            "int64",
+        ),
+        (
+            "def answer(model, images):\n"
+            "    mode = model.training\n"
+            "    model.eval()\n"
+            "    with torch.no_grad():\n"
+            "        out = model(images).argmax(dim=1).int()\n"
+            "    model.train(mode)\n"
+            "    return out",
+            "int64",
         ),
     ],
     ("nn/07_cifar10_classifier", "check_exercise_3"): [
-        ("4608", None),
-        ("4704", None),
-        ("4640", None),
-        ("4736", None),
+        ("4608", "scale and a shift per"),
+        ("4640", "two numbers per"),
+        ("4736", "buffers"),
+        ("4704", "no bias"),
+        ("1600", "3 x 3"),
+        ("352", "all 16 input channels"),
+        ('"4672"', "whole number"),
+        ("4673", "does not hold 4673"),
     ],
 }
 
@@ -520,4 +617,36 @@ VARIANTS: dict[tuple[str, str], list[str]] = {
         + FWD,
     ],
     ("nn/03_custom_module", "check_exercise_3"): ["[3, 14]"],
+    ("nn/05_classic_cnn", "check_exercise_1"): [
+        "lambda n, k, p, s: int((n + 2 * p - k) // s) + 1",
+        "lambda n, k, p, s: len(range(0, n + 2 * p - k + 1, s))",
+    ],
+    ("nn/05_classic_cnn", "check_exercise_2"): ["256", "16 * 4 * 4"],
+    ("nn/05_classic_cnn", "check_exercise_3"): ["[448, 49168]"],
+    ("nn/07_cifar10_classifier", "check_exercise_1"): [
+        "lambda logits, labels: (torch.max(logits, 1)[1] == labels).sum().item() / len(labels)",
+        "lambda logits, labels: float((logits.softmax(dim=1).argmax(dim=1) == labels).double().mean())",
+    ],
+    ("nn/07_cifar10_classifier", "check_exercise_2"): [
+        "def answer(model, images):\n"
+        "    mode = model.training\n"
+        "    model.eval()\n"
+        "    with torch.inference_mode():\n"
+        "        out = model(images).argmax(dim=1)\n"
+        "    model.train(mode)\n"
+        "    return out",
+        "def answer(model, images):\n"
+        "    mode = model.training\n"
+        "    try:\n"
+        "        model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            _, classes = torch.max(model(images), 1)\n"
+        "        return classes\n"
+        "    finally:\n"
+        "        model.train(mode)",
+    ],
+    ("nn/07_cifar10_classifier", "check_exercise_3"): [
+        "32 * 16 * 3 * 3 + 2 * 32",
+        "4672.0",
+    ],
 }
