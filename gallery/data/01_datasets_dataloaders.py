@@ -162,11 +162,11 @@ assert set(train_set.indices).isdisjoint(val_set.indices)
 # ``weight_decay`` pulls every weight slightly towards zero at each step, a
 # common guard against overfitting.
 #
-# Two options help only when batches are copied to a GPU; this page asks
-# for them on a CUDA GPU. ``pin_memory=True`` makes the loader put batches in page-locked
-# ("pinned") memory, and from there a ``non_blocking=True`` copy returns at
-# once, so the CPU can get the next batch ready while the copy runs (the
-# copy still takes its turn on the GPU, as
+# Two options help only when batches are copied to a GPU; this page asks for
+# them on a CUDA GPU. ``pin_memory=True`` makes the loader put batches in
+# page-locked ("pinned") memory, and from there a ``non_blocking=True`` copy
+# returns at once, so the CPU can get the next batch ready while the copy runs
+# (the copy still takes its turn on the GPU, as
 # :ref:`sphx_glr_lessons_advanced_02_devices.py` explains).
 from torch import nn
 
