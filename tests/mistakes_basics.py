@@ -135,6 +135,8 @@ MISTAKES = {
         ('lambda array, device: torch.from_numpy(array).to(device)'
          '.contiguous()', 'shares its memory'),
         ('lambda array, device: array.copy()', 'expected a tensor'),
+        ('lambda array, device: torch.tensor(array, device=device, '
+         'requires_grad=True)', 'requires gradients'),
     ],
     ('basics/03_tensor_backprop', 'check_exercise_2'): [
         ('lambda x, y, w1, w2: (x.T @ ((2 * ((x @ w1).clamp(min=0) @ w2 - y))'
@@ -294,6 +296,7 @@ VARIANTS: dict[tuple[str, str], list[str]] = {
         'def answer(f, x):\n    t = x.clone().requires_grad_()\n'
         '    f(t).backward(torch.ones_like(t))\n    return t.grad',
         'lambda f, x: torch.func.vmap(torch.func.grad(f))(x)',
+        'lambda f, x: torch.autograd.functional.jacobian(f, x).diagonal()',
     ],
     ('basics/04_autograd', 'check_exercise_3'): [
         'def answer(w, x, y, lr):\n    (x @ w - y).pow(2).sum().backward()\n'
