@@ -23,6 +23,9 @@ MISTAKES = {
         ('lambda x: torch.relu(x)', 'unchanged'),
         ('lambda x: x.clamp_(max=0)', 'not negative changed'),
         ('lambda x: x.abs_()', 'did not become 0'),
+        ('def answer(x):\n    x[x < -1e-6] = 0\n    return x',
+         'did not become 0'),
+        ('lambda x: x.clamp_(min=0, max=3)', 'not negative changed'),
         ('def answer(x):\n    x[x < 0] = 0', 'return x itself'),
         ('def answer(x):\n    flat = x.reshape(-1)\n    flat[flat < 0] = 0\n'
          '    return x', 'copy'),
@@ -71,6 +74,8 @@ MISTAKES = {
         ('def answer(w, x, y):\n    y -= x @ w\n'
          '    return np.sum(y**2), -2 * x.T @ y', 'changed y'),
         ('lambda w, x, y: 2 * x.T @ (x @ w - y)', 'two things'),
+        ('lambda w, x, y: (np.sum((x @ w - y) ** 2), '
+         '(2 * x.T @ (x @ w - y)).tolist())', 'NumPy array'),
         ('lambda w, x, y: (2 * x.T @ (x @ w - y), np.sum((x @ w - y) ** 2))',
          'loss (one number) first'),
         ('lambda w, x, y: (np.sum((x @ w - y) ** 2), '
@@ -87,7 +92,9 @@ MISTAKES = {
          ' / (2 * eps) for e in np.eye(w.size).reshape(-1, *w.shape)])',
          'expected shape'),
         ('lambda f, w, eps: (f(w + eps) - f(w - eps)) / (2 * eps)',
-         'expected shape'),
+         'NumPy array'),
+        ('lambda f, w, eps: [(f(w + eps * e) - f(w - eps * e)) / (2 * eps)'
+         ' for e in np.eye(w.size).reshape(-1, *w.shape)]', 'NumPy array'),
         ('def answer(f, w, eps):\n    grad = np.zeros_like(w)\n'
          '    for i in np.ndindex(w.shape):\n        w[i] += eps\n'
          '        up = f(w)\n        w[i] -= 2 * eps\n'

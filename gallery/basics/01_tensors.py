@@ -688,6 +688,10 @@ def check_exercise_2(fn):
     cases = [
         ("a 2-D float32 tensor", torch.randn(3, 4, generator=gen)),
         ("a 1-D float64 tensor", torch.randn(7, generator=gen).double()),
+        (
+            "a tensor with tiny and large entries",
+            torch.tensor([[-1e-30, 2.5e6, 0.0], [3.5, -7.0, -0.25]]),
+        ),
         ("a 3-D tensor", torch.randn(2, 3, 2, generator=gen)),
         ("a transpose m.T, which is not contiguous", m[0].T),
         ("a slice m[1:, ::2]", m[1][1:, ::2]),
@@ -717,7 +721,7 @@ def check_exercise_2(fn):
                 + (
                     " (reshape, flatten and contiguous make a copy when the "
                     "strides need one)"
-                    if i >= 3
+                    if i >= 4
                     else ""
                 )
             )
