@@ -650,3 +650,94 @@ VARIANTS: dict[tuple[str, str], list[str]] = {
         "4672.0",
     ],
 }
+
+
+# nn/09 and nn/10 (watching and debugging a training run)
+_KEEP = "for n, p in model.named_parameters() if p.grad is not None"
+_CLIP = "torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)"
+_TOTAL = "torch.nn.utils.get_total_norm([p.grad for p in model.parameters()])"
+_STEP = "lambda model, optimizer, loss, max_norm: "
+_TO = ".to(layer.weight.device, layer.weight.dtype)"
+MISTAKES |= {
+    ("nn/09_watching_a_training_run", "check_exercise_1"): [
+        (f"lambda model: {{n: p.grad.pow(2).sum().item() {_KEEP}}}", "squared norm"),
+        (f"lambda model: {{n: p.norm().item() {_KEEP}}}", "norm of the weights"),
+        (f"lambda model: {{n: p.grad.abs().max().item() {_KEEP}}}", "largest entry"),
+        (f"lambda model: {{n: p.grad.abs().sum().item() {_KEEP}}}", "L1 norm"),
+        ("lambda model: {n: (p.grad.norm().item() if p.grad is not None else 0.0) for n, p in model.named_parameters()}", "frozen"),
+        ("lambda model: {i: p.grad.norm().item() for i, p in enumerate(model.parameters()) if p.grad is not None}", "expected the keys"),
+        ("lambda model: [p.grad.norm().item() for p in model.parameters() if p.grad is not None]", "a dict"),
+        (f"lambda model: {{n: p.grad.pow_(2).sum().sqrt().item() {_KEEP}}}", "changed"),
+        (f"lambda model: ({{n: p.grad.norm().item() {_KEEP}}}, model.zero_grad())[0]", "changed"),
+        (f"lambda model: (model.train(), {{n: p.grad.norm().item() {_KEEP}}})[1]", "mode"),
+        (f"lambda model: {{n: torch.nn.utils.get_total_norm([q.grad for q in model.parameters() if q.grad is not None]).item() {_KEEP}}}", "gradient norm of"),
+    ],
+    ("nn/09_watching_a_training_run", "check_exercise_2"): [
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), optimizer.step(), {_TOTAL})[3]", "unclipped"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), optimizer.step(), {_CLIP})[3]", "unclipped"),
+        (f"{_STEP}(loss.backward(), {_CLIP}, optimizer.step())[1]", "zero_grad"),
+        (f"{_STEP}((n := {_CLIP}), optimizer.zero_grad(), loss.backward(), optimizer.step(), n)[4]", "unclipped"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), {_CLIP})[2]", "did not move"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), [torch.nn.utils.clip_grad_norm_([p], max_norm) for p in model.parameters()], optimizer.step())[2]", "on its own"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), torch.nn.utils.clip_grad_value_(model.parameters(), max_norm), optimizer.step())[3]", "each value"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), (n := {_TOTAL}), [p.grad.mul_(max_norm / n) for p in model.parameters()], optimizer.step(), n)[5]", "below max_norm"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), {_CLIP}, optimizer.step(), {_TOTAL})[4]", "after clipping"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), {_CLIP}, optimizer.step())[3]", "return the norm"),
+        (f"{_STEP}(model.eval(), optimizer.zero_grad(), loss.backward(), {_CLIP}, optimizer.step())[3]", "mode"),
+    ],
+    ("nn/10_debugging_a_training_run", "check_exercise_1"): [
+        (f"lambda x, layer: x.view(x.shape[0], -1){_TO}", "view"),
+        (f"lambda x, layer: x.flatten(){_TO}", "expected shape"),
+        (f"lambda x, layer: x.flatten(0, 1){_TO}", "expected shape"),
+        ("lambda x, layer: x.flatten(1).float()", "dtype"),
+        ("lambda x, layer: x.flatten(1).to(layer.weight.dtype)", "the layer on meta"),
+        ("lambda x, layer: x.flatten(1).to('cpu', layer.weight.dtype)", "the layer on meta"),
+        ("lambda x, layer: x.flatten(1).to(layer.weight.device)", "dtype"),
+        ("lambda x, layer: x.reshape(-1, layer.in_features).double()", "dtype"),
+        (f"lambda x, layer: x.flatten(1){_TO} / 255", "scaled"),
+        (f"lambda x, layer: x.permute(0, 2, 3, 1).flatten(1){_TO}", "order"),
+        (f"lambda x, layer: layer(x.flatten(1){_TO})", "output"),
+    ],
+    ("nn/10_debugging_a_training_run", "check_exercise_2"): [
+        ("((6, 300), (300, 5))", "what the layer expects"),
+        ("((180, 10), (5, 300))", "transposed"),
+        ("((18, 10), (300, 5))", "last dimension"),
+        ("((6, 3), (300, 5))", "last dimension"),
+        ("((60, 30), (300, 5))", "last dimension"),
+        ("((10, 180), (300, 5))", "last dimension"),
+        ("(180, 10)", "two (rows, cols) pairs"),
+        ("((6, 3, 10, 10), (300, 5))", "two (rows, cols) pairs"),
+    ],
+}
+VARIANTS |= {
+    ("nn/09_watching_a_training_run", "check_exercise_1"): [
+        f"lambda model: {{n: p.grad.norm() {_KEEP}}}",
+        f"lambda model: {{n: torch.linalg.vector_norm(p.grad).item() {_KEEP}}}",
+        f"lambda model: {{n: math.sqrt((p.grad.float() ** 2).sum()) {_KEEP}}}",
+    ],
+    ("nn/09_watching_a_training_run", "check_exercise_2"): [
+        "def answer(model, optimizer, loss, max_norm):\n"
+        "    model.zero_grad()\n"
+        "    loss.backward()\n"
+        f"    total = {_TOTAL}\n"
+        "    torch.nn.utils.clip_grads_with_norm_(model.parameters(), max_norm, total)\n"
+        "    optimizer.step()\n"
+        "    return total.item()",
+        "def answer(model, optimizer, loss, max_norm):\n"
+        "    optimizer.zero_grad(set_to_none=False)\n"
+        "    loss.backward()\n"
+        "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm, foreach=False)\n"
+        "    optimizer.step()\n"
+        "    return norm",
+    ],
+    ("nn/10_debugging_a_training_run", "check_exercise_1"): [
+        "lambda x, layer: x.reshape(len(x), -1).to(device=layer.weight.device, dtype=layer.weight.dtype)",
+        "lambda x, layer: torch.flatten(x, start_dim=1).type(layer.weight.dtype).to(layer.weight.device)",
+        "lambda x, layer: x.contiguous().view(x.size(0), -1).to(layer.weight)",
+    ],
+    ("nn/10_debugging_a_training_run", "check_exercise_2"): [
+        "[[180, 10], [300, 5]]",
+        "(torch.Size([180, 10]), torch.Size([300, 5]))",
+        "((6 * 3 * 10, 10), (300, 5))",
+    ],
+}
