@@ -353,6 +353,7 @@ torch.testing.assert_close(
 # though, TensorBoard uses it to read and write files, so the first
 # ``SummaryWriter`` takes a few seconds longer, the time TensorFlow takes
 # to import.
+
 # %%
 # .. dropdown:: Coming from older PyTorch code?
 #
@@ -587,7 +588,6 @@ check_exercise_2(clipped_step)
 # Try each exercise first; open a solution to compare.
 
 
-# %%
 # %%
 
 

@@ -44,9 +44,7 @@ print(f"Running on: {device.type}")
 # ------------------------------------
 # Four colour photos that ship with scikit-image (no download): an
 # astronaut, a cat, a cup of coffee and a rocket, shrunk to 32x32 pixels
-# like CIFAR-10's, as ``uint8`` tensors. The network is the small one of
-# :ref:`sphx_glr_lessons_nn_09_watching_a_training_run.py`, untrained:
-# every bug below happens before training could help.
+# like CIFAR-10's, as ``uint8`` tensors.
 from skimage import data
 from torchvision.transforms.v2.functional import resize
 
@@ -58,8 +56,19 @@ photos = torch.stack(
     ]
 )
 print(f"photos {tuple(photos.shape)} {photos.dtype}")
+import matplotlib.pyplot as plt
 
+fig, axes = plt.subplots(1, 4, figsize=(6, 1.9))
+for ax, photo, name in zip(axes, photos, names):
+    ax.imshow(photo.permute(1, 2, 0))  # channels last for matplotlib
+    ax.set(title=name, xticks=[], yticks=[])
+plt.show()
 
+# %%
+# The network is the small one of
+# :ref:`sphx_glr_lessons_nn_09_watching_a_training_run.py`, untrained:
+# every bug below happens before training could help. ``to_input`` turns
+# bytes into floats in ``[0, 1]`` on the device.
 conv = nn.Conv2d(3, 16, kernel_size=5, padding=2)  # (N, 16, 32, 32)
 pool = nn.MaxPool2d(4)  # (N, 16, 8, 8), flattened to (N, 1024)
 head = nn.Linear(16 * 8 * 8, 10)
@@ -457,7 +466,6 @@ check_exercise_2(answer)
 # Try each exercise first; open a solution to compare.
 
 
-# %%
 # %%
 
 
