@@ -41,8 +41,8 @@ print(f"Running on: {device.type}")
 # the same way: the offline JPEG copy that ``PBE_DATA_DIR`` may name
 # (`pooch <https://www.fatiando.org/pooch/>`_ checks its SHA-256 hash and
 # unpacks it once, into this lesson's own folder), else torchvision's
-# download; with neither, the lesson stops. Only the first 500 training
-# photos of each class, as ``uint8`` tensors.
+# download; with neither, the lesson stops. The lesson uses only the first
+# 500 training photos of each class.
 import pooch
 from torchvision import datasets
 from torchvision.transforms.functional import pil_to_tensor
@@ -50,7 +50,7 @@ from torchvision.transforms.functional import pil_to_tensor
 SHA256 = "ad20075fc5d761cb1545aa313752ecc67cdb288bc8d01abc2128e7de0ddfedb5"
 
 
-def cifar10_slice(per_class):
+def cifar10_train():
     cache = pooch.os_cache("pytorch-by-example")  # a per-user cache folder
     jpeg_copy = pooch.create(
         path=cache,
@@ -63,28 +63,25 @@ def cifar10_slice(per_class):
         folder = cache / "cifar10-jpeg-nn09"  # this lesson's own folder
         unzip = pooch.Unzip(extract_dir=folder)  # once; then only checked
         jpeg_copy.fetch("cifar10-jpeg.zip", processor=unzip)
-        train = datasets.ImageFolder(folder / "train")
         print("Using CIFAR-10's JPEG copy (lossy: pixels differ slightly)")
-    else:
-        try:
-            train = datasets.CIFAR10(cache, download=True)
-        except OSError as err:  # no network, or the server refused
-            raise RuntimeError(
-                "offline: connect, or set PBE_DATA_DIR"
-            ) from err
-        print("Using the original CIFAR-10, downloaded by torchvision")
-    train.transform = pil_to_tensor  # a PIL image -> a uint8 tensor
-    labels = torch.tensor(train.targets)
-    by_class = labels.argsort(stable=True).view(10, -1)  # 5,000 per class
-    keep = by_class[:, :per_class].flatten()
-    return torch.stack([train[i][0] for i in keep]), labels[keep]
+        return datasets.ImageFolder(folder / "train", transform=pil_to_tensor)
+    try:  # no offline copy: torchvision downloads the original
+        train = datasets.CIFAR10(cache, download=True, transform=pil_to_tensor)
+    except OSError as err:  # no network, or the server refused
+        raise RuntimeError("offline: connect, or set PBE_DATA_DIR") from err
+    print("Using the original CIFAR-10, downloaded by torchvision")
+    return train
 
 
 # %%
-# 4,000 photos train the network and 1,000 others, drawn at random, measure
-# it: a **validation set**. Nothing is tuned on this page, so the test photos
-# stay unread.
-photos, labels = cifar10_slice(per_class=500)
+# ``pil_to_tensor`` turns each photo into a ``(3, 32, 32)`` ``uint8``
+# tensor. Then 4,000 photos train the network and 1,000 others, drawn at
+# random, measure it: a **validation set**. Nothing is tuned on this page,
+# so the test photos stay unread.
+train = cifar10_train()
+labels = torch.tensor(train.targets)
+keep = labels.argsort(stable=True).view(10, -1)[:, :500].flatten()
+photos, labels = torch.stack([train[i][0] for i in keep]), labels[keep]
 order = torch.randperm(len(labels))
 x_val, y_val = photos[order[:1000]], labels[order[:1000]]
 x_train, y_train = photos[order[1000:]], labels[order[1000:]]
@@ -298,8 +295,8 @@ plt.show()
 # A histogram record keeps bucket edges and counts. The first layer's
 # weights and their gradients in the mean-loss run, one curve per epoch:
 run = read_run(runs / "mean_loss")
-print(f"histograms: {run.Tags()['histograms']}")
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+print(f"histograms: {run.Tags()['histograms']}")
 for ax, kind in zip(axes, ["weights", "grads"]):
     for event in run.Histograms(f"{kind}/0.weight"):
         h = event.histogram_value
@@ -328,13 +325,13 @@ with SummaryWriter(runs / "mean_loss") as writer:  # closed at the end
     writer.add_image("photos", grid, global_step=0)
 image = read_run(runs / "mean_loss").Images("photos")[0]
 png = plt.imread(io.BytesIO(image.encoded_image_string))
-print(f"image record: {image.width}x{image.height} pixels, step {image.step}")
+tmp.cleanup()  # the logs are deleted
 plt.figure(figsize=(8, 2.2))
+print(f"image record: {image.width}x{image.height} pixels, step {image.step}")
 plt.imshow(png)
 plt.axis("off")
 plt.title("photos, read back from the event file")
 plt.show()
-tmp.cleanup()  # the logs are deleted
 # sphinx_gallery_start_ignore
 assert (image.width, image.height) == (grid.shape[2], grid.shape[1])
 torch.testing.assert_close(

@@ -55,10 +55,10 @@ photos = torch.stack(
         for n in names
     ]
 )
-print(f"photos {tuple(photos.shape)} {photos.dtype}")
 import matplotlib.pyplot as plt
 
 fig, axes = plt.subplots(1, 4, figsize=(6, 1.9))
+print(f"photos {tuple(photos.shape)} {photos.dtype}")
 for ax, photo, name in zip(axes, photos, names):
     ax.imshow(photo.permute(1, 2, 0))  # channels last for matplotlib
     ax.set(title=name, xticks=[], yticks=[])
@@ -361,7 +361,7 @@ def check_exercise_1(fn):
             out = fn(x, layer)
         except Exception as err:
             raise AssertionError(
-                f"with {what}, your function raised "
+                f"with {what}, your function failed with "
                 f"{type(err).__name__}: {err}"
             ) from None
         if out is Ellipsis:
