@@ -238,7 +238,9 @@ plt.show()
 # ``torch.autograd.Function`` when the backward you would write is *better*
 # than the one autograd derives (more stable, or keeping fewer tensors
 # alive), or when it is deliberately not the true derivative, such as a
-# straight-through estimator, which ``gradcheck`` would rightly reject.
+# straight-through estimator (a backward that passes the gradient straight
+# through an operation such as rounding, whose true derivative is zero
+# almost everywhere), which ``gradcheck`` would rightly reject.
 # When the forward calls code that autograd cannot see into (NumPy, or your
 # own C++ or CUDA kernel), PyTorch's custom-operator guide recommends a
 # *custom operator* instead, ``torch.library.custom_op`` with
