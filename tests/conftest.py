@@ -1,12 +1,29 @@
-"""Shared fixtures: the built site and the list of lessons.
+"""Shared fixtures: the built site, the list of lessons, and which lessons'
+downloads run this time.
 
 The tests read the site that ``nox -s docs`` (or ``nox -s tests``, which
 builds it first) wrote to ``build/html``.
+
+Which lessons' downloads run (``--lessons``, or ``PBE_LESSONS``):
+
+* ``new`` (the default): every lesson, except a download that already
+  passed with the same ``uv.lock`` and the same file (the record
+  ``build/lesson-runs.json``); on a fresh clone that is every lesson;
+* ``all``: every lesson, the record ignored (main, nightly, publishing);
+* ``changed``: the lessons changed against ``--base`` (``PBE_BASE``,
+  default ``origin/main``; committed, uncommitted and untracked changes),
+  as scikit-learn selects examples for a pull request; every lesson when
+  shared code changed (``SHARED``) or the base cannot be found.
+
+Pytest's closing summary prints the seconds spent in each test file.
 """
 
 from __future__ import annotations
 
+import collections
+import os
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -25,12 +42,77 @@ VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
 ]
 
 
+# A change to any of these can change how every lesson runs.
+SHARED = (
+    "docs/conf.py",
+    "docs/_ext/",
+    "uv.lock",
+    "pyproject.toml",
+    "noxfile.py",
+    ".ci/run",
+    "tests/conftest.py",
+    "tests/test_downloads_run.py",
+)
+
+
 def pytest_addoption(parser):
     parser.addoption(
-        "--rerun-lessons",
-        action="store_true",
-        help="run every lesson's downloads, even those recorded as passed",
+        "--lessons",
+        choices=["new", "all", "changed"],
+        default=os.environ.get("PBE_LESSONS") or "new",
+        help="which lessons' downloads run: new (not passed before with "
+        "this uv.lock and file), all, or changed (against --base)",
     )
+    parser.addoption(
+        "--base",
+        default=os.environ.get("PBE_BASE") or "origin/main",
+        help="git ref that --lessons=changed compares with",
+    )
+
+
+def _git(*args: str) -> list[str] | None:
+    proc = subprocess.run(
+        ["git", *args], cwd=ROOT, capture_output=True, text=True
+    )
+    return proc.stdout.splitlines() if proc.returncode == 0 else None
+
+
+def changed_files(base: str) -> list[str] | None:
+    """Paths changed since ``base``'s merge base; None if it is unknown."""
+    committed = _git("diff", "--name-only", f"{base}...HEAD")
+    if committed is None:
+        return None
+    uncommitted = _git("diff", "--name-only", "HEAD") or []
+    untracked = _git("ls-files", "--others", "--exclude-standard") or []
+    return committed + uncommitted + untracked
+
+
+def lessons_to_run(base: str) -> set[str] | None:
+    """Ids of the lessons changed against ``base``; None means all."""
+    changed = changed_files(base)
+    if changed is None or any(p.startswith(SHARED) for p in changed):
+        return None
+    return {
+        lesson_id(ROOT / p)
+        for p in changed
+        if p.startswith("gallery/") and p.endswith(".py")
+    }
+
+
+_SECONDS: collections.Counter = collections.Counter()
+
+
+def pytest_runtest_logreport(report):
+    _SECONDS[report.nodeid.split("::")[0]] += report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _SECONDS:
+        return
+    terminalreporter.section("seconds per test file")
+    for name, seconds in _SECONDS.most_common():
+        terminalreporter.write_line(f"{seconds:8.1f}  {name}")
+    terminalreporter.write_line(f"{sum(_SECONDS.values()):8.1f}  in all")
 
 
 def lesson_id(path: Path) -> str:
@@ -89,6 +171,7 @@ def make_project(tmp: Path, lessons: dict[str, str]) -> Path:
     )
     shutil.copytree(ROOT / "tools", tmp / "tools")
     shutil.copy(ROOT / "pyproject.toml", tmp)
+    shutil.copy(ROOT / "uv.lock", tmp)  # the lessons' environment key
     gallery = tmp / "gallery"
     gallery.mkdir()
     shutil.copy(ROOT / "gallery" / "GALLERY_HEADER.rst", gallery)

@@ -83,34 +83,53 @@ def test_warning_fails_the_build_unless_the_lesson_catches_it(tmp_path):
     assert "warned UserWarning: careful" in page
 
 
-def test_new_installed_versions_rerun_every_lesson(tmp_path):
+BRANCHES = LESSON.replace(
+    "assert {n} > 0\n",
+    "assert {n} > 0\n"
+    "if {n} > 1:  # lesson 2 takes this branch, lesson 1 does not\n"
+    "    assert {n} > 1\n",
+)
+
+
+def test_stamp_counts_the_checks_that_ran_and_a_new_lock_reruns(tmp_path):
+    """The stamp counts a check in a branch the run did not take as not
+    run; a new uv.lock runs every lesson again, and nothing else does."""
     project = make_project(
         tmp_path,
         {
-            "basics/01_one.py": LESSON.format(n=1),
-            "nn/01_two.py": LESSON.format(n=2),
+            "basics/01_one.py": BRANCHES.format(n=1),
+            "nn/01_two.py": BRANCHES.format(n=2),
         },
     )
     build(project)
-    record = project / "docs" / "lessons" / "pbe-versions.json"
-    versions = json.loads(record.read_text())
-    assert versions["torch"] and versions["sphinx-gallery"] == "0.22.1"
+    lessons = project / "docs" / "lessons"
 
     def stamps():
         return {
-            p.name: p.stat().st_mtime_ns
-            for p in (project / "docs" / "lessons").glob("*/*.verified.json")
+            p.name: json.loads(p.read_text())
+            for p in lessons.glob("*/*.verified.json")
         }
 
     first = stamps()
-    assert len(first) == 2
+    assert (
+        first["01_one.verified.json"]["checks_ran"],
+        first["01_one.verified.json"]["checks"],
+    ) == (1, 2)
+    assert first["01_two.verified.json"]["checks_ran"] == 2
+    page = (
+        project / "html" / "lessons" / "basics" / "01_one.html"
+    ).read_text()
+    assert "1 of its 2 checks ran and passed" in page
     build(project)  # nothing changed: nothing runs
     assert stamps() == first
-    versions["torch"] = "1.0.0"  # as if the pages came from another torch
-    record.write_text(json.dumps(versions))
+    lock = project / "uv.lock"
+    lock.write_text(lock.read_text() + "\n# another lock\n")
     build(project)
-    assert all(stamps()[name] > first[name] for name in first), "not re-run"
-    assert json.loads(record.read_text())["torch"] != "1.0.0"
+    again = stamps()
+    assert all(
+        again[name]["environment"] != first[name]["environment"]
+        for name in first
+    ), "not run again"
 
 
 def test_path_naming_a_missing_lesson_fails_the_build(tmp_path):

@@ -1,118 +1,151 @@
-"""Each lesson's downloads run as-is: the ``.py`` as a script, the
-``.ipynb`` top to bottom in a fresh Jupyter kernel.
+"""What the build offers for download runs as a learner runs it.
 
+* Every lesson's notebook (``.ipynb``), top to bottom in a fresh Jupyter
+  kernel: the artifact learners run, and the one that lacks the hidden
+  blocks, so it proves the page's code stands without them.
+* The ``.py`` download as a process, only for the lessons that start
+  processes (``# sphinx_gallery_parallel = False``: DataLoader workers,
+  HOGWILD, DDP), where the real launcher and an ``if __name__ ==
+  "__main__"`` guard matter; for the others the build already ran the same
+  code in a clean module.
+
+So each lesson executes at most twice per run (the build, the notebook).
 Both run in an empty temporary folder with nothing of this project
-importable, with warnings as errors where a reader would see them. A pass is
-recorded in ``build/lesson-runs.json`` under a key made of the file, every
-installed distribution's version and this test file; a later run with the
-same key skips it, so a no-change ``nox -s tests`` re-runs nothing. Lessons
-that start processes always run (their behaviour depends on the machine).
-Delete the record, or pass ``--rerun-lessons``, to run everything.
+importable. The script runs with the build's warning filters (warnings are
+errors, as in ``pbe.torch_state``), so no test reads output for "Warning".
+
+Time limits come from the lesson's own build time (its stamp): three times
+its seconds plus a minute, per script and per notebook cell; never one flat
+limit that a slow lesson or a loaded machine breaks.
+
+Which lessons run: ``--lessons`` (conftest.py). A pass is recorded in
+``build/lesson-runs/`` under the one key (``uv.lock``'s hash and the hash of
+the file that ran, ``pbe.rerun``), so a no-change ``nox -s tests`` runs
+nothing again.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import LESSONS, ROOT, downloads, lesson_id
+from conftest import LESSONS, ROOT, downloads, lesson_id, lessons_to_run
 from nbclient import NotebookClient
 
-RECORD = ROOT / "build" / "lesson-runs.json"
-ALWAYS = "# sphinx_gallery_parallel = False"  # lessons that start processes
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+from pbe.rerun import environment_key, file_hash  # noqa: E402
+
+RECORD = ROOT / "build" / "lesson-runs"
+STARTS_PROCESSES = "# sphinx_gallery_parallel = False"
+PROCESS_LESSONS = [p for p in LESSONS if STARTS_PROCESSES in p.read_text()]
+# The build's filters (pbe.torch_state.warnings_are_errors) on a command
+# line: every warning is an error, except the deprecations Python hides by
+# default; a DeprecationWarning from the script itself is an error too.
+WARNINGS_ARE_ERRORS = [
+    "-W",
+    "error",
+    "-W",
+    "ignore::DeprecationWarning",
+    "-W",
+    "ignore::PendingDeprecationWarning",
+    "-W",
+    "ignore::ImportWarning",
+    "-W",
+    "ignore::ResourceWarning",
+    "-W",
+    "error::DeprecationWarning:__main__",  # the last -W wins
+]
 
 
-def _environment() -> str:
-    dists = sorted(f"{d.name}=={d.version}" for d in metadata.distributions())
-    text = "\n".join([sys.version, *dists, Path(__file__).read_text()])
-    return hashlib.md5(text.encode()).hexdigest()
+def limit_seconds(lesson: Path) -> float:
+    """Three times the lesson's build seconds, plus a minute."""
+    stamp = (
+        ROOT
+        / "docs"
+        / "lessons"
+        / lesson.parent.name
+        / f"{lesson.stem}.verified.json"
+    )
+    if not stamp.is_file():
+        pytest.fail(f"{lesson_id(lesson)}: no stamp, the build did not run it")
+    return 3 * json.loads(stamp.read_text())["seconds"] + 60
 
 
-ENVIRONMENT = _environment()
+@pytest.fixture(scope="session")
+def selection(request):
+    mode = request.config.getoption("--lessons")
+    if mode != "changed":
+        return mode, None
+    return mode, lessons_to_run(request.config.getoption("--base"))
 
 
 @pytest.fixture
-def record(request, lesson):
-    """Skip a run that already passed; record this one if it passes."""
-    rerun = request.config.getoption("--rerun-lessons")
-    runs = json.loads(RECORD.read_text()) if RECORD.is_file() else {}
+def run_once(selection, lesson):
+    """Skip a lesson that is not selected, or whose file passed before."""
+    mode, chosen = selection
+    if chosen is not None and lesson_id(lesson) not in chosen:
+        pytest.skip("unchanged against the base branch")
 
     def check(kind: str, path: Path):
-        key = hashlib.md5(path.read_bytes()).hexdigest() + ENVIRONMENT
-        name = f"{kind} {lesson_id(lesson)}"
-        if (
-            not rerun
-            and runs.get(name) == key
-            and ALWAYS not in lesson.read_text()
-        ):
-            pytest.skip("passed before with this file and these versions")
-        return lambda: _write(name, key)
+        key = f"{environment_key(ROOT)}-{file_hash(path)}"
+        record = RECORD / f"{kind}-{lesson_id(lesson).replace('/', '-')}"
+        if mode == "new" and record.is_file() and record.read_text() == key:
+            pytest.skip("passed before with this uv.lock and this file")
+
+        def passed():
+            RECORD.mkdir(parents=True, exist_ok=True)
+            record.write_text(key)
+
+        return passed
 
     return check
 
 
-def _write(name: str, key: str) -> None:
-    runs = json.loads(RECORD.read_text()) if RECORD.is_file() else {}
-    runs[name] = key
-    RECORD.parent.mkdir(exist_ok=True)
-    RECORD.write_text(json.dumps(runs, indent=1, sort_keys=True) + "\n")
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
-def test_downloaded_script_runs(site, lesson, tmp_path, record):
+@pytest.mark.parametrize("lesson", PROCESS_LESSONS, ids=lesson_id)
+def test_downloaded_script_runs(site, lesson, tmp_path, run_once):
     script = downloads(site, lesson)[".py"]
-    passed = record("script", script)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["MPLBACKEND"] = "agg"
+    passed = run_once("script", script)
+    limit = limit_seconds(lesson)
     proc = subprocess.run(
         [
             sys.executable,
-            "-W",
-            "error::DeprecationWarning:__main__",
+            *WARNINGS_ARE_ERRORS,
             shutil.copy(script, tmp_path),
         ],
         cwd=tmp_path,
-        env=env,
+        env=_clean_env() | {"MPLBACKEND": "agg"},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=limit,
     )
     assert proc.returncode == 0, f"{lesson.name}:\n{proc.stderr[-3000:]}"
     assert proc.stdout.strip(), f"{lesson.name} printed nothing"
-    assert "Warning" not in proc.stderr, proc.stderr[-3000:]
     passed()
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
-def test_downloaded_notebook_runs(site, lesson, tmp_path, monkeypatch, record):
+def test_downloaded_notebook_runs(site, lesson, tmp_path, run_once):
     notebook = downloads(site, lesson)[".ipynb"]
-    passed = record("notebook", notebook)
+    passed = run_once("notebook", notebook)
     nb = nbformat.read(shutil.copy(notebook, tmp_path), as_version=4)
-    monkeypatch.delenv("PYTHONPATH", raising=False)
-    monkeypatch.setenv(
-        "MPLBACKEND", "module://matplotlib_inline.backend_inline"
-    )
     client = NotebookClient(
         nb,
-        timeout=600,
+        timeout=limit_seconds(lesson),  # per cell
         kernel_name="python3",
         resources={"metadata": {"path": str(tmp_path)}},
     )
-    client.execute()  # raises CellExecutionError, with the traceback
-    stderr = "".join(
-        o.get("text", "")
-        for c in nb.cells
-        if c.cell_type == "code"
-        for o in c.outputs
-        if o.output_type == "stream" and o.name == "stderr"
-    )
-    assert "Warning" not in stderr and "Traceback" not in stderr, stderr
+    env = _clean_env() | {
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline"
+    }
+    client.execute(env=env)  # raises CellExecutionError, with the traceback
     passed()

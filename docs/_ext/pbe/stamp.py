@@ -1,46 +1,34 @@
-"""The verified stamp: when, with which torch and where a lesson last ran.
+"""The verified stamp: when, with which torch, where, and which checks ran.
 
 sphinx-gallery calls ``stamp_lesson`` (a ``reset_modules`` hook) just before
-each lesson runs; it writes ``<lesson>.verified.json`` beside the generated
-page: date, torch version, device, number of checks, the source's md5 and
-the installed versions. A lesson that raised loses its stamp once the
-gallery is generated. ``frame`` shows the stamp under the lesson's title
-while its md5 matches the source.
+and just after each lesson runs. Before, it starts recording which lines of
+the lesson's own file execute (``sys.settrace``, with a tracer that ignores
+every frame of other files); after, it stops, and writes
+``<lesson>.verified.json`` beside the generated page: date, torch version,
+device, the lesson's seconds, how many of its checks (``Lesson.checks``) the
+run reached, and its key (the environment, ``rerun``, and the source's
+hash). A check in a branch the run did not take (a CUDA-only branch on a
+CPU machine) is not counted as run. A lesson that raised loses its stamp
+once the gallery is generated. ``frame`` shows the stamp under the
+lesson's title while the source's hash matches.
 """
 
 from __future__ import annotations
 
 import ast
 import datetime
-import hashlib
 import json
+import os
+import sys
+import time
 from importlib import metadata
 from pathlib import Path
 
 from . import gallery, rerun
-from .lesson_source import CHECK_CALLS
+from .lesson_source import Lesson, count_checks  # noqa: F401 (the API)
 
 SUFFIX = ".verified.json"
-
-
-def count_checks(source: str) -> int:
-    """``assert`` statements plus ``assert_close``/``gradcheck`` calls.
-
-    Hidden checks count too. A call inside an ``assert`` counts once.
-    """
-    tree = ast.parse(source)
-    inside = set()
-    n = 0
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assert):
-            n += 1
-            inside.update(id(sub) for sub in ast.walk(node))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and id(node) not in inside:
-            func = node.func
-            name = getattr(func, "attr", None) or getattr(func, "id", None)
-            n += name in CHECK_CALLS
-    return n
+_RUNNING: dict = {}  # the lesson running now: file, lines reached, start
 
 
 def _uses(source: str, package: str) -> bool:
@@ -70,34 +58,67 @@ def _device(uses_torch: bool) -> str:
     return device.type.upper()
 
 
-def source_md5(path: Path) -> str:
-    return hashlib.md5(path.read_bytes()).hexdigest()
-
-
 def stamp_text(stamp: dict) -> str:
-    """'Verified on <date> with torch X.Y.Z on <device>: <N> checks passed'."""
-    checks = stamp["checks"]
+    """'Verified on <date> with torch X.Y.Z on <device>: <what ran>'."""
+    ran, total = stamp["checks_ran"], stamp["checks"]
+    if ran == total:
+        checks = f"{total} check{'s' * (total != 1)} ran and passed"
+    else:
+        checks = (
+            f"{ran} of its {total} checks ran and passed; the other "
+            f"{total - ran} sit in branches this run did not take"
+        )
     return (
         f"Verified on {stamp['date']} with torch {stamp['torch']} on "
-        f"{stamp['device']}: {checks} check{'s' * (checks != 1)} passed"
+        f"{stamp['device']}: {checks}"
     )
 
 
+def _tracer(filename: str, reached: set[int]):
+    """A trace function that records the lines run in ``filename`` only."""
+
+    def local(frame, event, arg):
+        if event == "line":
+            reached.add(frame.f_lineno)
+        return local
+
+    def new_frame(frame, event, arg):
+        if frame.f_code.co_filename == filename:
+            return local
+        return None  # no line events for any other file's frames
+
+    return new_frame
+
+
 def stamp_lesson(gallery_conf, fname, when) -> None:
-    """Write the lesson's stamp just before it runs (a reset hook)."""
-    if when != "before":
-        return
+    """Start recording before a lesson runs; write its stamp after."""
     src, target_dir = gallery.find_lesson(gallery_conf, fname)
-    source = src.read_text(encoding="utf-8")
-    uses_torch = _uses(source, "torch") or _uses(source, "torchvision")
+    if when == "before":
+        reached: set[int] = set()
+        _RUNNING.update(src=src, reached=reached, start=time.perf_counter())
+        sys.settrace(_tracer(os.path.normpath(src), reached))
+        return
+    sys.settrace(None)
+    if _RUNNING.get("src") != src:
+        return  # "after" without "before": nothing was recorded
+    seconds = time.perf_counter() - _RUNNING["start"]
+    reached = _RUNNING.pop("reached")
+    _RUNNING.clear()
+    lesson = Lesson.read(src)
+    checks = lesson.checks()
+    uses_torch = _uses(lesson.source, "torch") or _uses(
+        lesson.source, "torchvision"
+    )
     stamp = {
         "lesson": f"{src.parent.name}/{src.stem}",
         "date": datetime.datetime.now(datetime.UTC).date().isoformat(),
         "torch": metadata.version("torch").split("+")[0],
         "device": _device(uses_torch),
-        "checks": count_checks(source),
-        "md5": source_md5(src),
-        "versions": rerun.installed_versions(gallery_conf),
+        "checks": len(checks),
+        "checks_ran": sum(1 for span in checks if reached.intersection(span)),
+        "seconds": round(seconds, 1),
+        "environment": rerun.build_environment(gallery_conf),
+        "source": rerun.file_hash(src),
     }
     target_dir.mkdir(parents=True, exist_ok=True)
     path = target_dir / f"{src.stem}{SUFFIX}"
@@ -112,7 +133,7 @@ def read_stamp(srcdir: Path, docname: str) -> dict | None:
     if not (path.is_file() and source.is_file()):
         return None
     stamp = json.loads(path.read_text(encoding="utf-8"))
-    if stamp.get("md5") != source_md5(source):
+    if stamp.get("source") != rerun.file_hash(source):
         return None  # the source changed and was not run since
     return stamp
 
