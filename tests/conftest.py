@@ -70,30 +70,30 @@ def pytest_addoption(parser):
     )
 
 
-def _git(*args: str) -> list[str] | None:
+def _git(root: Path, *args: str) -> list[str] | None:
     proc = subprocess.run(
-        ["git", *args], cwd=ROOT, capture_output=True, text=True
+        ["git", *args], cwd=root, capture_output=True, text=True
     )
     return proc.stdout.splitlines() if proc.returncode == 0 else None
 
 
-def changed_files(base: str) -> list[str] | None:
+def changed_files(base: str, root: Path = ROOT) -> list[str] | None:
     """Paths changed since ``base``'s merge base; None if it is unknown."""
-    committed = _git("diff", "--name-only", f"{base}...HEAD")
+    committed = _git(root, "diff", "--name-only", f"{base}...HEAD")
     if committed is None:
         return None
-    uncommitted = _git("diff", "--name-only", "HEAD") or []
-    untracked = _git("ls-files", "--others", "--exclude-standard") or []
-    return committed + uncommitted + untracked
+    uncommitted = _git(root, "diff", "--name-only", "HEAD") or []
+    untracked = _git(root, "ls-files", "--others", "--exclude-standard")
+    return committed + uncommitted + (untracked or [])
 
 
-def lessons_to_run(base: str) -> set[str] | None:
+def lessons_to_run(base: str, root: Path = ROOT) -> set[str] | None:
     """Ids of the lessons changed against ``base``; None means all."""
-    changed = changed_files(base)
+    changed = changed_files(base, root)
     if changed is None or any(p.startswith(SHARED) for p in changed):
         return None
     return {
-        lesson_id(ROOT / p)
+        lesson_id(root / p)
         for p in changed
         if p.startswith("gallery/") and p.endswith(".py")
     }

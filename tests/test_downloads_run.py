@@ -149,3 +149,28 @@ def test_downloaded_notebook_runs(site, lesson, tmp_path, run_once):
     }
     client.execute(env=env)  # raises CellExecutionError, with the traceback
     passed()
+
+
+def test_a_pull_request_runs_the_lessons_it_changed(tmp_path):
+    """--lessons=changed: the lessons changed against the base; all of them
+    when shared code changed or there is no base to compare with."""
+
+    def git(*args):
+        subprocess.run(
+            ["git", *args], cwd=tmp_path, check=True, capture_output=True
+        )
+
+    git("init", "-q", "-b", "main")
+    (tmp_path / "gallery" / "nn").mkdir(parents=True)
+    (tmp_path / "docs").mkdir()
+    for name in ("gallery/nn/01_a.py", "gallery/nn/02_b.py", "docs/conf.py"):
+        (tmp_path / name).write_text("print(1)\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    git("checkout", "-qb", "change")
+    assert lessons_to_run("main", tmp_path) == set()
+    (tmp_path / "gallery/nn/02_b.py").write_text("print(2)\n")
+    assert lessons_to_run("main", tmp_path) == {"nn/02_b"}
+    (tmp_path / "docs/conf.py").write_text("x = 2\n")
+    assert lessons_to_run("main", tmp_path) is None  # shared code: all
+    assert lessons_to_run("no-such-base", tmp_path) is None

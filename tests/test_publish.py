@@ -8,7 +8,6 @@ import re
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -171,7 +170,3 @@ def test_bad_version_is_refused(project, tmp_path):
     assert proc.returncode != 0
     assert "neither 'dev' nor a release" in proc.stderr
 
-
-def test_index_pages_offer_no_colab_link(site):
-    for index in Path(site, "dev", "lessons").rglob("index.html"):
-        assert "colab.research.google.com" not in index.read_text()
