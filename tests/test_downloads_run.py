@@ -12,7 +12,7 @@
 So each lesson executes at most twice per run (the build, the notebook).
 Both run in an empty temporary folder with nothing of this project
 importable. The script runs with the build's warning filters (warnings are
-errors, as in ``pbe.torch_state``), so no test reads output for "Warning".
+errors, as in ``pbe.torch_state``), so no test scans output for "Warning".
 
 Time limits come from the lesson's own build time (its stamp): three times
 its seconds plus a minute, per script and per notebook cell; never one flat
