@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 
 from sphinx.util import logging
+from sphinx_gallery.gen_rst import executable_script
 
 from . import gallery
 
@@ -66,6 +67,10 @@ def _stale(app) -> None:
             md5 = target.with_name(target.name + ".md5")
             if not md5.is_file():
                 continue  # sphinx-gallery runs it anyway
+            # A lesson this build does not run (filename_pattern, or
+            # plot_gallery=0) keeps the output its page has.
+            if not executable_script(os.path.normpath(src), gallery_conf):
+                continue
             stamp = target.with_name(target.stem + SUFFIX)
             recorded = (
                 json.loads(stamp.read_text()).get("environment")
