@@ -7,13 +7,20 @@ builds it first) wrote to ``build/html``.
 Which lessons' downloads run (``--lessons``, or ``PBE_LESSONS``):
 
 * ``new`` (the default): every lesson, except a download that already
-  passed with the same ``uv.lock`` and the same file (the record
-  ``build/lesson-runs.json``); on a fresh clone that is every lesson;
-* ``all``: every lesson, the record ignored (main, nightly, publishing);
+  passed with the same ``uv.lock`` and the same file; on a fresh clone
+  that is every lesson;
+* ``all``: every lesson, no pass skipped (main, nightly, publishing);
 * ``changed``: the lessons changed against ``--base`` (``PBE_BASE``,
   default ``origin/main``; committed, uncommitted and untracked changes),
   as scikit-learn selects examples for a pull request; every lesson when
   shared code changed (``SHARED``) or the base cannot be found.
+
+The same key decides for the slow tests of the build machinery: a test
+marked ``@pytest.mark.inputs(path, ...)`` that passed before with the same
+``uv.lock`` and the same bytes under those paths is skipped under ``new``
+(so a no-change ``nox -s tests`` re-runs no tiny build and no LinkChecker).
+Passes are recorded in ``build/passed/``; delete it, or use ``--lessons
+all``, to run everything.
 
 Pytest's closing summary prints the seconds spent in each test file.
 """
@@ -21,9 +28,11 @@ Pytest's closing summary prints the seconds spent in each test file.
 from __future__ import annotations
 
 import collections
+import hashlib
 import os
 import re
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -53,6 +62,84 @@ SHARED = (
     "tests/conftest.py",
     "tests/test_downloads_run.py",
 )
+
+
+PASSED = ROOT / "build" / "passed"
+# Generated beside the sources: never an input of a test of the machinery.
+GENERATED = ("lessons", "gen_modules", "sg_*", "lessons_by_api.rst")
+
+
+def inputs_key(*paths: Path) -> str:
+    """The one key: uv.lock's hash, and the bytes of every file under
+    ``paths`` (generated folders and caches left out)."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    from pbe.rerun import environment_key
+
+    digest = hashlib.sha256(environment_key(ROOT).encode())
+    for path in map(Path, paths):
+        files = sorted(path.rglob("*")) if path.is_dir() else [path]
+        for f in files:
+            parts = f.relative_to(path).parts if path.is_dir() else ()
+            if not f.is_file() or "__pycache__" in parts:
+                continue
+            if path == ROOT / "docs" and any(
+                Path(*parts[:1]).match(g) for g in GENERATED
+            ):
+                continue
+            digest.update(f"{f}\0".encode() + f.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _record(nodeid: str) -> Path:
+    return PASSED / re.sub(r"[^\w.-]+", "-", nodeid)
+
+
+def passed_before(config, nodeid: str, key: str) -> bool:
+    record = _record(nodeid)
+    return (
+        config.getoption("--lessons") == "new"
+        and record.is_file()
+        and record.read_text() == key
+    )
+
+
+def record_pass(nodeid: str, key: str) -> None:
+    PASSED.mkdir(parents=True, exist_ok=True)
+    _record(nodeid).write_text(key)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "inputs(*paths): skip if passed before with the same uv.lock and "
+        "the same files under paths (conftest.py)",
+    )
+
+
+_KEY = pytest.StashKey[str]()
+
+
+def _marked_key(item) -> str | None:
+    marker = item.get_closest_marker("inputs")
+    return inputs_key(*marker.args) if marker else None
+
+
+def pytest_runtest_setup(item):
+    """Before any fixture is set up: skip what passed on these inputs."""
+    key = _marked_key(item)
+    if key is not None:
+        item.stash[_KEY] = key
+        if passed_before(item.config, item.nodeid, key):
+            pytest.skip("passed before with this uv.lock and these inputs")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    key = item.stash.get(_KEY, None)
+    if key is not None and call.when == "call" and report.passed:
+        record_pass(item.nodeid, key)
+    return report
 
 
 def pytest_addoption(parser):

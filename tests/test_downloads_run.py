@@ -18,10 +18,9 @@ Time limits come from the lesson's own build time (its stamp): three times
 its seconds plus a minute, per script and per notebook cell; never one flat
 limit that a slow lesson or a loaded machine breaks.
 
-Which lessons run: ``--lessons`` (conftest.py). A pass is recorded in
-``build/lesson-runs/`` under the one key (``uv.lock``'s hash and the hash of
-the file that ran, ``pbe.rerun``), so a no-change ``nox -s tests`` runs
-nothing again.
+Which lessons run: ``--lessons`` (conftest.py). A pass is recorded under
+the one key (``uv.lock``'s hash and the hash of the file that ran), so a
+no-change ``nox -s tests`` runs nothing again.
 """
 
 from __future__ import annotations
@@ -35,13 +34,18 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import LESSONS, ROOT, downloads, lesson_id, lessons_to_run
+from conftest import (
+    LESSONS,
+    ROOT,
+    downloads,
+    inputs_key,
+    lesson_id,
+    lessons_to_run,
+    passed_before,
+    record_pass,
+)
 from nbclient import NotebookClient
 
-sys.path.insert(0, str(ROOT / "docs" / "_ext"))
-from pbe.rerun import environment_key, file_hash  # noqa: E402
-
-RECORD = ROOT / "build" / "lesson-runs"
 STARTS_PROCESSES = "# sphinx_gallery_parallel = False"
 PROCESS_LESSONS = [p for p in LESSONS if STARTS_PROCESSES in p.read_text()]
 # The build's filters (pbe.torch_state.warnings_are_errors) on a command
@@ -86,23 +90,17 @@ def selection(request):
 
 
 @pytest.fixture
-def run_once(selection, lesson):
+def run_once(request, selection, lesson):
     """Skip a lesson that is not selected, or whose file passed before."""
     mode, chosen = selection
     if chosen is not None and lesson_id(lesson) not in chosen:
         pytest.skip("unchanged against the base branch")
 
-    def check(kind: str, path: Path):
-        key = f"{environment_key(ROOT)}-{file_hash(path)}"
-        record = RECORD / f"{kind}-{lesson_id(lesson).replace('/', '-')}"
-        if mode == "new" and record.is_file() and record.read_text() == key:
+    def check(path: Path):
+        key, node = inputs_key(path), request.node.nodeid
+        if passed_before(request.config, node, key):
             pytest.skip("passed before with this uv.lock and this file")
-
-        def passed():
-            RECORD.mkdir(parents=True, exist_ok=True)
-            record.write_text(key)
-
-        return passed
+        return lambda: record_pass(node, key)
 
     return check
 
@@ -114,7 +112,7 @@ def _clean_env() -> dict[str, str]:
 @pytest.mark.parametrize("lesson", PROCESS_LESSONS, ids=lesson_id)
 def test_downloaded_script_runs(site, lesson, tmp_path, run_once):
     script = downloads(site, lesson)[".py"]
-    passed = run_once("script", script)
+    passed = run_once(script)
     limit = limit_seconds(lesson)
     proc = subprocess.run(
         [
@@ -136,7 +134,7 @@ def test_downloaded_script_runs(site, lesson, tmp_path, run_once):
 @pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
 def test_downloaded_notebook_runs(site, lesson, tmp_path, run_once):
     notebook = downloads(site, lesson)[".ipynb"]
-    passed = run_once("notebook", notebook)
+    passed = run_once(notebook)
     nb = nbformat.read(shutil.copy(notebook, tmp_path), as_version=4)
     client = NotebookClient(
         nb,

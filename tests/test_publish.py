@@ -14,6 +14,17 @@ import pytest
 from bs4 import BeautifulSoup
 from conftest import ROOT, make_project
 
+# Skipped when it passed before with this uv.lock and these inputs (the
+# machinery the tiny projects copy): conftest.py.
+pytestmark = pytest.mark.inputs(
+    ROOT / "docs",
+    ROOT / "tools",
+    ROOT / "pyproject.toml",
+    ROOT / "gallery" / "GALLERY_HEADER.rst",
+    ROOT / "tests" / "conftest.py",
+    __file__,
+)
+
 LESSON = '''"""
 A tiny lesson
 =============
@@ -169,4 +180,3 @@ def test_bad_version_is_refused(project, tmp_path):
     )
     assert proc.returncode != 0
     assert "neither 'dev' nor a release" in proc.stderr
-
