@@ -59,6 +59,16 @@ def test_hidden_checks_are_not_shown_and_count(tmp_path):
     assert count_checks(both) == 2
 
 
+def test_checks_in_an_if_branch_are_told_apart(tmp_path):
+    branched = SOURCE.replace(
+        "assert x == 1", "if x:\n    assert x == 1\nelse:\n    assert x == 0"
+    )
+    lesson = _lesson(tmp_path, branched)
+    assert len(lesson.checks()) == 2 and lesson.checks_in_branches() == 2
+    # a shown error's except always runs: not a branch a run may skip
+    assert _lesson(tmp_path, SOURCE).checks_in_branches() == 0
+
+
 def test_cells_hold_the_visible_code_lines(tmp_path):
     lesson = _lesson(tmp_path, SOURCE)
     lines = [[lesson.line(n) for n in cell] for cell in lesson.cells]

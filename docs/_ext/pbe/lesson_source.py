@@ -138,6 +138,17 @@ class Lesson:
         """Lines of ``assert`` statements and check calls."""
         return {n for span in self.checks() for n in span}
 
+    def checks_in_branches(self) -> int:
+        """Checks inside an ``if`` or ``else`` branch: a run may skip them
+        (a CUDA-only branch on a CPU). A shown error's ``except`` always
+        runs (its ``else`` raises), so it is no such branch."""
+        branches: set[int] = set()
+        for node in ast.walk(ast.parse(self.source)):
+            if isinstance(node, ast.If):
+                for stmt in node.body + node.orelse:
+                    branches.update(range(stmt.lineno, stmt.end_lineno + 1))
+        return sum(1 for span in self.checks() if span.start in branches)
+
     def visible_check_lines(self) -> int:
         return len(self.check_lines() & set(self.code))
 
