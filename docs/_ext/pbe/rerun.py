@@ -51,13 +51,14 @@ def build_environment(gallery_conf) -> str:
 
 
 def _stale(app) -> None:
-    """Drop the ``.md5`` of each lesson that ran in another environment."""
+    """Drop the ``.md5`` of each lesson that ran in another environment
+    (or has no stamp of this format)."""
     gallery_conf = app.config.sphinx_gallery_conf
     if os.environ.get("PBE_RUN_ALL_LESSONS") == "1":
         logger.info("pbe: every lesson runs again (PBE_RUN_ALL_LESSONS=1)")
         gallery_conf["run_stale_examples"] = True
         return
-    from .stamp import SUFFIX
+    from .stamp import FIELDS, SUFFIX
 
     current = build_environment(gallery_conf)
     stale = []
@@ -72,18 +73,19 @@ def _stale(app) -> None:
             if not executable_script(os.path.normpath(src), gallery_conf):
                 continue
             stamp = target.with_name(target.stem + SUFFIX)
-            recorded = (
-                json.loads(stamp.read_text()).get("environment")
-                if stamp.is_file()
-                else None
-            )
-            if recorded != current:
+            recorded = {}
+            if stamp.is_file():
+                recorded = json.loads(stamp.read_text())
+            if recorded.keys() != FIELDS:
+                recorded = {}  # no stamp, or one of another format
+            if recorded.get("environment") != current:
                 md5.unlink()
                 stale.append(f"{src.parent.name}/{src.stem}")
     if stale:
         logger.info(
             f"pbe: {len(stale)} lesson(s) run again, made with another "
-            f"{LOCK} or first notebook cell (or no stamp): {', '.join(stale)}"
+            f"{LOCK} or first notebook cell, or without a stamp: "
+            f"{', '.join(stale)}"
         )
 
 

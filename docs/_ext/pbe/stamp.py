@@ -29,6 +29,21 @@ from . import gallery, rerun
 from .lesson_source import Lesson, count_checks  # noqa: F401 (the API)
 
 SUFFIX = ".verified.json"
+# What a stamp holds; one written by an older version of this module lacks
+# some, and its lesson runs again (``rerun``).
+FIELDS = frozenset(
+    {
+        "lesson",
+        "date",
+        "torch",
+        "device",
+        "checks",
+        "checks_in_branches",
+        "seconds",
+        "environment",
+        "source",
+    }
+)
 _STARTED: dict[Path, float] = {}  # perf_counter() as each lesson started
 
 
@@ -112,7 +127,9 @@ def read_stamp(srcdir: Path, docname: str) -> dict | None:
     if not (path.is_file() and source.is_file()):
         return None
     stamp = json.loads(path.read_text(encoding="utf-8"))
-    if stamp.get("source") != rerun.file_hash(source):
+    if stamp.keys() != FIELDS:
+        return None  # written by another version of this module
+    if stamp["source"] != rerun.file_hash(source):
         return None  # the source changed and was not run since
     return stamp
 
