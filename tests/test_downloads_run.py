@@ -26,6 +26,7 @@ no-change ``nox -s tests`` runs nothing again.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -67,7 +68,7 @@ WARNINGS_ARE_ERRORS = [
 ]
 
 
-def limit_seconds(lesson: Path) -> float:
+def limit_seconds(lesson: Path) -> int:
     """Three times the lesson's build seconds, plus a minute."""
     stamp = (
         ROOT
@@ -78,7 +79,7 @@ def limit_seconds(lesson: Path) -> float:
     )
     if not stamp.is_file():
         pytest.fail(f"{lesson_id(lesson)}: no stamp, the build did not run it")
-    return 3 * json.loads(stamp.read_text())["seconds"] + 60
+    return math.ceil(3 * json.loads(stamp.read_text())["seconds"] + 60)
 
 
 @pytest.fixture(scope="session")
