@@ -131,7 +131,7 @@ def tests(session: nox.Session) -> None:
     every one, ``-- --lessons changed`` those changed against
     ``origin/main`` (``--base REF``). ``PBE_LESSONS`` and ``PBE_BASE`` set
     the same. ``-- --no-build`` skips the build (CI builds first, to time
-    it apart).
+    it apart). Tests run in two worker processes (``-- -n 0``: one).
     """
     args = list(session.posargs)
     if "--no-build" in args:
@@ -143,6 +143,11 @@ def tests(session: nox.Session) -> None:
         session,
         "-m",
         "pytest",
+        # Two workers (pytest-xdist): notebooks spend seconds starting a
+        # kernel and importing torch, which overlap well with another's
+        # work. A later ``-n`` in posargs wins (``-- -n 0`` for none).
+        "--numprocesses=2",
+        "--dist=worksteal",
         *args,
         env={"PBE_AXE_JS": str(axe_js)},
     )
