@@ -279,7 +279,7 @@ plt.show()
 # about as good as guessing (10%). With clipping, each step is at most the
 # learning rate times ``max_norm`` (plus momentum), and the accuracy ends
 # close to the mean-loss run's (same start, same batches). Yet the norm
-# before clipping stays about a hundred times the mean-loss run's: the
+# before clipping stays above all of the mean-loss run's norms: the
 # cause is still there, and the log shows it. So: log the gradient norm,
 # clip as a safety net (``max_norm`` of about 1 is a common start), and
 # when the norm is large, find the cause: a summed loss, unscaled inputs,
