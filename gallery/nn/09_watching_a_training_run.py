@@ -32,7 +32,7 @@ if torch.accelerator.is_available():
 else:
     device = torch.device("cpu")
 print(f"Running on: {device.type}")
-# sphinx_gallery_tags = ["intermediate", "debugging", "tensorboard", "vision"]
+# sphinx_gallery_tags = ["intermediate", "tensorboard", "training", "vision"]
 
 # %%
 # A slice of CIFAR-10
@@ -347,9 +347,8 @@ torch.testing.assert_close(
 # TensorBoard and TensorFlow
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~
 # ``tensorboard`` does not need TensorFlow. When TensorFlow is installed,
-# though, TensorBoard uses it to read and write files, so the first
-# ``SummaryWriter`` takes a few seconds longer, the time TensorFlow takes
-# to import.
+# though, TensorBoard uses it to read and write files, so the first write
+# also waits for TensorFlow to import.
 
 # %%
 # .. dropdown:: Coming from older PyTorch code?

@@ -60,7 +60,7 @@ import matplotlib.pyplot as plt
 fig, axes = plt.subplots(1, 4, figsize=(6, 1.9))
 print(f"photos {tuple(photos.shape)} {photos.dtype}")
 for ax, photo, name in zip(axes, photos, names):
-    ax.imshow(photo.permute(1, 2, 0))  # channels last for matplotlib
+    ax.imshow(photo.permute(1, 2, 0).numpy())  # channels last
     ax.set(title=name, xticks=[], yticks=[])
 plt.show()
 
