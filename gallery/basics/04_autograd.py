@@ -14,7 +14,8 @@ with ``torch.no_grad()`` and ``detach()``, and train a network with
 autograd.
 
 **You need first** :ref:`sphx_glr_lessons_basics_01_tensors.py` and
-:ref:`sphx_glr_lessons_basics_03_tensor_backprop.py`.
+:ref:`sphx_glr_lessons_basics_03_tensor_backprop.py`; the section on
+non-scalar outputs also uses matrices and transposes from linear algebra.
 """
 
 # %%
