@@ -208,6 +208,8 @@ assert batch.squeeze(2).shape == (1, 3) and batch.squeeze().shape == (3,)
 assert chw.shape == (3, 32, 48) and chw.stride() == (1, 144, 3)
 assert not chw.is_contiguous() and chw.data_ptr() == photo.data_ptr()
 assert torch.equal(chw[1], photo[:, :, 1])
+assert v.unsqueeze(1).untyped_storage().data_ptr() == v.data_ptr()
+assert batch.squeeze().untyped_storage().data_ptr() == batch.data_ptr()
 # sphinx_gallery_end_ignore
 
 # %%
@@ -238,6 +240,7 @@ else:
     raise AssertionError("(3, 4) + (3,) should not broadcast")
 assert torch.broadcast_shapes((3, 1), (1, 4)) == (3, 4)
 assert torch.broadcast_shapes((4,), (4, 1)) == (4, 4)
+assert torch.ones(3, 1).expand(3, 4).stride() == (1, 0)  # repeats, no copy
 # sphinx_gallery_end_ignore
 
 # %%
