@@ -310,12 +310,13 @@ plt.show()
 
 # %%
 # Each curve is one epoch's end; TensorBoard's "Histograms" tab stacks the
-# same curves over the steps. A layer whose gradient histogram is a spike
-# at 0 has stopped learning; one that widens from epoch to epoch is a warning
-# sign (see exploding gradients above). Images are logged the same way:
-# here a grid of 16 training photos, made with
-# :func:`torchvision.utils.make_grid`, in a second writer on the same
-# folder. An image record holds a PNG file's bytes, which matplotlib reads:
+# same curves over the steps. A tall, narrow spike at 0 counts weights
+# whose gradient in that last batch was zero or nearly; a layer whose whole
+# gradient histogram is such a spike has stopped learning, and one that
+# widens from epoch to epoch is a warning sign (see exploding gradients
+# above). Images are logged the same way: here a grid of 16 training
+# photos, made with :func:`torchvision.utils.make_grid`, in a second writer
+# on the same folder. An image record holds a PNG file's bytes, which matplotlib reads:
 import io
 
 from torchvision.utils import make_grid
