@@ -316,7 +316,8 @@ plt.show()
 # widens from epoch to epoch is a warning sign (see exploding gradients
 # above). Images are logged the same way: here a grid of 16 training
 # photos, made with :func:`torchvision.utils.make_grid`, in a second writer
-# on the same folder. An image record holds a PNG file's bytes, which matplotlib reads:
+# on the same folder. An image record holds a PNG file's bytes, which
+# matplotlib reads:
 import io
 
 from torchvision.utils import make_grid
