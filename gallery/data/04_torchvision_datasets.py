@@ -336,4 +336,5 @@ if use_jpeg:
 # Next, :ref:`sphx_glr_lessons_nn_07_cifar10_classifier.py` trains a
 # classifier on these photos, if you have not read it yet; then
 # :ref:`sphx_glr_lessons_advanced_09_cifar10_fast_cpu.py` trains one fast on
-# a CPU, with random flips among other tools.
+# a CPU, with random flips among other tools. Past this site,
+# :doc:`/further_reading` says where to go for what.
