@@ -409,8 +409,8 @@ assert not torch.equal(replayed, next_order)
 # **Exercise 1: the training loop.** Write
 # ``fit(model, optimizer, x, y, steps)``, which takes ``steps``
 # optimizer steps on the mean squared error ``nn.MSELoss()`` of
-# ``model(x)`` against ``y``, and returns the list of the ``steps`` losses
-# (Python numbers) computed before each step.
+# ``model(x)`` against ``y``, and returns a list of the losses as Python
+# floats, one per step, each computed before its step.
 import math
 
 
