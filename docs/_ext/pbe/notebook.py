@@ -99,7 +99,10 @@ def to_markdown(texts: list[str], links: dict) -> list[str]:
             f"\n\n{_BREAK}\n\n".join(texts),
             MARKDOWN,
             format="rst",
-            extra_args=["--wrap=preserve", f"--metadata=pbe_links:{links_file}"],
+            extra_args=[
+                "--wrap=preserve",
+                f"--metadata=pbe_links:{links_file}",
+            ],
             filters=[str(FILTER)],
         )
     parts = re.split(rf"^{_BREAK}\n", markdown, flags=re.M)

@@ -51,8 +51,10 @@ def headings(text: str) -> list[str]:
         title, under = lines[i], lines[i + 1]
         if title.startswith((" ", "\t")) or not title.strip():
             continue
-        if i > 0 and lines[i - 1].strip() and not _is_underline(
-            lines[i - 1], title
+        if (
+            i > 0
+            and lines[i - 1].strip()
+            and not _is_underline(lines[i - 1], title)
         ):
             continue  # a paragraph's second line, not a title
         if _is_underline(under, title):
