@@ -154,7 +154,7 @@ def api_links(app) -> dict[str, str]:
 # -- Cells -------------------------------------------------------------------
 
 
-def _check_number(code: str) -> str | None:
+def check_number(code: str) -> str | None:
     """N if the cell only imports and defines ``check_exercise_N``."""
     try:
         body = ast.parse(code).body
@@ -194,7 +194,7 @@ def practice_that_waits(cells: list[dict]) -> list[dict]:
             _hide(cell, solution["title"])
             out.append(cell)
             continue
-        number = _check_number(source)
+        number = check_number(source)
         if number is None:
             out.append(cell)
             continue
