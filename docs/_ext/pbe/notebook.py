@@ -100,7 +100,7 @@ def to_markdown(texts: list[str], links: dict) -> list[str]:
             MARKDOWN,
             format="rst",
             extra_args=[
-                "--wrap=preserve",
+                "--wrap=none",
                 f"--metadata=pbe_links:{links_file}",
             ],
             filters=[str(FILTER)],
