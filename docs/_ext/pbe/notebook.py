@@ -200,8 +200,8 @@ def practice_that_waits(cells: list[dict]) -> list[dict]:
             continue
         _hide(
             cell,
-            f"Exercise {number}'s check: run this cell (open it after your "
-            "attempt to see how it tests)",
+            f"Exercise {number}'s check: run this cell; read it after your "
+            "attempt",
         )
         task = out[-1] if out and out[-1]["cell_type"] == "markdown" else None
         if task is None:
