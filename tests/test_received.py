@@ -421,3 +421,29 @@ def test_notebook_links_in_a_small_project(small_site):
     assert "`torch.load`" in text
     assert "<details>\n<summary>Older code</summary>" in text
     assert not RST_LEFT.search(text)
+
+
+def test_api_roles_link_where_intersphinx_knows_them():
+    """Online builds link API names as the page does (intersphinx);
+    offline, or for names no inventory holds, they are plain code."""
+    from types import SimpleNamespace
+
+    from pbe.notebook import api_links, to_markdown
+
+    item = ("PyTorch", "2", "https://docs.example/torch.load.html", "-")
+    roles = {"func": ["function"], "class": ["class", "exception"]}
+    app = SimpleNamespace(
+        env=SimpleNamespace(
+            intersphinx_inventory={"py:function": {"torch.load": item}},
+            domains=SimpleNamespace(
+                python_domain=SimpleNamespace(
+                    objtypes_for_role=lambda role: roles.get(role, [])
+                )
+            ),
+        )
+    )
+    links = {"refs": {}, "api": api_links(app)}
+    assert links["api"] == {"func:torch.load": item[2]}
+    text = ":func:`torch.load` and :class:`~torch.utils.data.Dataset`"
+    (markdown,) = to_markdown([text], links)
+    assert markdown == f"[`torch.load`]({item[2]}) and `Dataset`"
