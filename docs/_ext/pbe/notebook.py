@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from sphinx.util import logging
@@ -273,8 +275,6 @@ def write_kept(path: Path, data: bytes, record: dict) -> None:
         path.write_bytes(data)
     if record.get(key, [None])[0] == digest:
         mtime = record[key][1]
-        import os
-
         os.utime(path, ns=(mtime, mtime))
     else:
         record[key] = [digest, path.stat().st_mtime_ns]
@@ -291,13 +291,29 @@ def _write_notebooks(app) -> None:
     gallery_conf = app.config.sphinx_gallery_conf
     links = lesson_links(app)
     record_path, record = learner_record(app)
-    for root, target in gallery.dirs(gallery_conf):
-        for path in sorted(root.glob("*/*.py")):
-            notebook = lesson_notebook(path, gallery_conf, links)
-            out = target / path.parent.name / f"{path.stem}.ipynb"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            data = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
-            write_kept(out, data.encode("utf-8"), record)
+    lessons = [
+        (path, target)
+        for root, target in gallery.dirs(gallery_conf)
+        for path in sorted(root.glob("*/*.py"))
+    ]
+    # pandoc runs in its own process: one per core at a time
+    with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
+        notebooks = pool.map(
+            lambda lesson: lesson_notebook(lesson[0], gallery_conf, links),
+            lessons,
+        )
+    for (path, target), notebook in zip(lessons, notebooks):
+        out = target / path.parent.name / f"{path.stem}.ipynb"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        data = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+        for label in sorted(set(re.findall(r"sphx_glr_\w+\.py", data))):
+            logger.warning(
+                f"pbe: {path.name} links {label}, which is no lesson",
+                location=str(path),
+                type="pbe",
+                subtype="notebook",
+            )
+        write_kept(out, data.encode("utf-8"), record)
     record_path.write_text(json.dumps(record, indent=1, sort_keys=True))
 
 
