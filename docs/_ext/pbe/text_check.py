@@ -120,14 +120,27 @@ def source_problems(path: Path) -> list[tuple[int, str]]:
 
 
 def source_headings(path: Path) -> list[str]:
-    """The headings of a lesson's text blocks, as the page shows them."""
+    """Every heading of a lesson, as the page should show it: the
+    docstring's, and each ``# Title`` comment line underlined by the next
+    one, wherever the parser puts it."""
+    path = Path(path)
     _, blocks = split_code_and_text_blocks(str(path))
-    return [
-        plain(title)
-        for block in blocks
-        if block.type == "text"
-        for title in headings(block.content)
+    found = headings(blocks[0].content)
+    comments = [
+        re.sub(r"^# ?", "", line) if line.startswith("#") else None
+        for line in path.read_text(encoding="utf-8").splitlines()
     ]
+    for i, (title, under) in enumerate(zip(comments, comments[1:])):
+        before = comments[i - 1] if i else None
+        if (
+            title
+            and under
+            and not title.startswith((" ", "\t", "%%"))
+            and _is_underline(under, title)
+            and (not before or not before.strip() or before.startswith("%%"))
+        ):
+            found.append(title.strip())
+    return [plain(title) for title in found]
 
 
 def missing_headings(path: Path, page_titles: list[str]) -> list[str]:
