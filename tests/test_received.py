@@ -65,9 +65,9 @@ def test_every_text_block_reaches_the_page(lesson):
 @pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
 def test_every_heading_is_in_the_page_contents(site, lesson):
     html = soup(page(site, lesson))
-    title = html.select_one("h1").get_text(" ", strip=True).rstrip("#")
+    title = html.select_one("h1").get_text().strip().rstrip("#")
     toc = [
-        " ".join(a.get_text(" ", strip=True).split())
+        " ".join(a.get_text().split())
         for a in html.select(".bd-toc-nav a, nav.page-toc a")
     ]
     shown = {" ".join(title.split()), *toc}
@@ -135,7 +135,7 @@ def test_notebook_markdown_renders_with_no_rst_left(site, lesson):
     assert html.count("<details") == source.count(".. dropdown::")
     assert html.count("<table") >= source.count(".. list-table::")
     shown = [
-        " ".join(h.get_text(" ", strip=True).rstrip("¶").split())
+        " ".join(h.get_text().strip().rstrip("¶").split())
         for h in soup_text(html).select("h1, h2, h3, h4")
     ]
     assert [h for h in source_headings(lesson) if h not in shown] == []
