@@ -49,8 +49,9 @@ print(f'torch.device("cuda").index: {torch.device("cuda").index}')
 # To *see* what moves, we need a second device. On a machine with an
 # accelerator it is the accelerator. On a CPU-only machine it is ``"meta"``,
 # a device that every PyTorch build has: its tensors have shapes and dtypes
-# but no data, so nothing can be computed with them, but a move to it shows
-# on the printed device like a move to a GPU. The code below calls this
+# but no data, so operations on them work out the shape and dtype of their
+# results but no numbers, and a move to it shows on the printed device like
+# a move to a GPU. The code below calls this
 # second device ``target``.
 
 # %%
@@ -99,8 +100,9 @@ if target.type != "meta":
 #
 # Mixing devices is an error
 # --------------------------
-# An operation needs all its tensors on one device. A 0-dimensional CPU
-# tensor is the exception: it counts as a plain number.
+# An operation needs all its tensors on one device. Elementwise operations
+# (``+``, ``*`` and the like) make one exception: a 0-dimensional CPU tensor
+# counts there as a plain number.
 try:
     torch.ones(3) + torch.ones(3, device=target)
 except RuntimeError as err:
@@ -109,13 +111,19 @@ else:
     raise AssertionError("mixing devices should have failed")
 scaled = torch.tensor(2.0) * torch.ones(3, device=target)  # 0-dim CPU: fine
 print(f"0-dim CPU tensor times a {target.type} tensor: on {scaled.device}")
+try:  # not elementwise: the 0-dim CPU tensor is refused
+    torch.stack([torch.tensor(2.0), torch.ones((), device=target)])
+except RuntimeError as err:
+    print(f"torch.stack raised RuntimeError: {err}")
 # sphinx_gallery_start_ignore
+else:
+    raise AssertionError("stack across devices should have failed")
 assert scaled.device.type == target.type
 # sphinx_gallery_end_ignore
 
 # %%
-# The message names the two devices; on a CUDA GPU the same mistake raises
-# a message that begins "Expected all tensors to be on the same device".
+# Each message names the two devices; on a CUDA GPU the same mistakes raise
+# messages that begin "Expected all tensors to be on the same device".
 #
 # The same error hits a module whose plain attribute was left behind: the
 # model moved, its input moved, ``self.scale`` did not.
@@ -243,7 +251,9 @@ torch.testing.assert_close(fresh(x), model(x_dev).cpu())
 # %%
 # ``load_state_dict`` copies values into the module's own tensors wherever
 # they live, so a model on a GPU stays there whatever device the checkpoint
-# was loaded onto; ``fresh`` and ``model`` now give the same outputs.
+# was loaded onto; ``fresh`` and ``model`` now give the same outputs. (With
+# ``assign=True`` it takes the checkpoint's tensors themselves instead, and
+# with them their device.)
 #
 # Going deeper
 # ------------
@@ -256,8 +266,9 @@ torch.testing.assert_close(fresh(x), model(x_dev).cpu())
 # a GPU cannot read it directly: the copy is staged through a pinned buffer.
 # Memory that is *pinned* (page-locked) can be read by the GPU directly,
 # which lets ``.to(device, non_blocking=True)`` return before the copy ends:
-# it is queued on the device's current stream, later work on that stream
-# waits for it, and the CPU can prepare the next batch meanwhile.
+# it is queued on the device's current *stream* (a queue of work that the
+# device runs in order), later work on that stream waits for it, and the
+# CPU can prepare the next batch meanwhile.
 # ``DataLoader(..., pin_memory=True)`` hands out pinned batches for this.
 # Two rules: do not modify the pinned source before the copy has finished,
 # and synchronize before reading a tensor copied *to* the CPU with

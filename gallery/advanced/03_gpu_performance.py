@@ -46,7 +46,7 @@ def sync(dev):
 # the first allocation are not counted, (2) synchronizes before reading the
 # clock, since otherwise it measures only how long queuing took, and (3)
 # takes the median of repeats (``torch.utils.benchmark.Timer`` does this
-# bookkeeping for you).
+# bookkeeping for you, on one CPU thread unless you pass ``num_threads``).
 import statistics
 import time
 
@@ -159,6 +159,23 @@ torch.testing.assert_close(out_bf16.float(), out_fp32, rtol=0, atol=2e-2)
 # the fly, and with bfloat16's 8 bits of precision every output stays within
 # 0.02 of float32 here.
 #
+# NumPy has no bfloat16, so ``.numpy()`` refuses a bfloat16 tensor; convert
+# it with ``.float()`` first:
+try:
+    out_bf16.detach().numpy()
+except TypeError as err:
+    print(f"raised TypeError: {err}")
+# sphinx_gallery_start_ignore
+else:
+    raise AssertionError(".numpy() should refuse bfloat16")
+# sphinx_gallery_end_ignore
+as_array = out_bf16.detach().float().numpy()
+print(f"after .float(): a NumPy {as_array.dtype} array, {as_array.shape}")
+
+# %%
+# ``.float()`` made a float32 copy, which NumPy can hold. (A float16 tensor
+# needs no such step: NumPy has a float16 type.)
+#
 # One training loop for every path
 # --------------------------------
 # With ``enabled=False``, autocast and the scaler pass everything through, so
@@ -219,7 +236,9 @@ else:
 # mixed precision pays. On CUDA GPUs of compute capability 8.0 or more,
 # float32 matrix products can also run in TF32 (set
 # ``torch.backends.cuda.matmul.fp32_precision`` to ``"tf32"``), which is off
-# by default for matrix products.
+# by default for matrix products. Once you use that setting, reading the
+# older ``torch.backends.cuda.matmul.allow_tf32`` flag raises an error that
+# says you mixed the two ways, so use only the new one.
 #
 # Watching the queue (CUDA only)
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

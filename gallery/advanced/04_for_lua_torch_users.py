@@ -306,7 +306,9 @@ assert torch.get_default_dtype() == torch.float32
 # release Python's interpreter lock (GIL) while they compute, so other Python
 # threads keep running; in a standard CPython build, Python code runs one
 # thread at a time. To see both, Python may switch threads only once a
-# second here (restored after); we count the main thread's steps meanwhile:
+# second here (restored after): a thread running Python code then keeps
+# the GIL for up to a second unless it releases it itself, far longer than
+# the work takes. We count the main thread's steps meanwhile:
 import sys
 import sysconfig
 import threading
@@ -341,7 +343,10 @@ assert torch_steps > 0 and (python_steps == 0 or free_threaded)
 # %%
 # The matmul let the main thread run; with the GIL, the Python loop did
 # not (a free-threaded build, which has no GIL, may let it). So
-# Python-heavy work (decoding samples, Hogwild loops) runs in processes
+# Python-heavy work (decoding samples, or "Hogwild" training, where
+# several processes update one shared model without locks, as
+# :ref:`sphx_glr_lessons_advanced_07_multiprocessing_hogwild.py` shows)
+# runs in processes
 # (``DataLoader(num_workers=...)``, ``torch.multiprocessing``), and
 # ``share_memory_()`` moves a tensor's data into shared memory once, to be
 # used by all of them:

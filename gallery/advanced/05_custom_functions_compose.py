@@ -171,13 +171,16 @@ checks = {
     "gradcheck(naive)": gradcheck(
         naive_softplus, (wide,), raise_exception=False
     ),
+    "gradgradcheck(naive)": gradgradcheck(
+        naive_softplus, (wide,), raise_exception=False
+    ),
 }
 for name, passed in checks.items():
     print(f"{name:30s} passed: {passed}")
 grad_wide = torch.autograd.grad(StableSoftplus.apply(wide).sum(), wide)[0]
 print(f"gradient on the wide range: {[f'{g:.3g}' for g in grad_wide]}")
 # sphinx_gallery_start_ignore
-assert list(checks.values()) == [True, True, False]
+assert list(checks.values()) == [True, True, False, False]
 torch.testing.assert_close(grad_wide, torch.sigmoid(wide.detach()))
 # sphinx_gallery_end_ignore
 
@@ -188,9 +191,13 @@ torch.testing.assert_close(grad_wide, torch.sigmoid(wide.detach()))
 # Working under ``torch.func``
 # ----------------------------
 # Because ``forward`` and ``setup_context`` are separate and
-# ``generate_vmap_rule = True``, the Function works under ``torch.func``
-# transforms. Here ``vmap`` applies ``grad`` row by row and must agree with
-# the sigmoid.
+# ``generate_vmap_rule = True``, the Function works under ``torch.func``'s
+# reverse-mode transforms (``grad``, ``vjp``, ``jacrev``) and under
+# ``vmap``. Forward-mode transforms (``jvp``, ``jacfwd``, ``hessian``) need
+# one more static method, ``jvp``, which this Function does not define
+# (`Extending torch.func with autograd.Function
+# <https://docs.pytorch.org/docs/stable/notes/extending.func.html>`__).
+# Here ``vmap`` applies ``grad`` row by row and must agree with the sigmoid.
 from torch.func import grad, vmap
 
 rows = torch.randn(4, 6, dtype=torch.float64, device=f64_device)
@@ -265,7 +272,6 @@ except RuntimeError as err:
 else:
     raise AssertionError("double backward should have failed")
 
-# %%
 # %%
 # The first derivative passed ``gradcheck``; the second raised.
 #
@@ -372,11 +378,12 @@ assert slope_composed == 1.0 and slope_func == 0.5
 # ---------
 # - Write a custom Function when its backward is better than the derived
 #   one: more stable, cheaper in memory, or correct where autograd is not.
-# - For ``torch.func``: a ``forward`` without ``ctx``, a ``setup_context``,
-#   and ``generate_vmap_rule = True``.
+# - For ``torch.func``'s ``grad`` and ``vmap``: a ``forward`` without
+#   ``ctx``, a ``setup_context``, and ``generate_vmap_rule = True``
+#   (forward mode also needs a ``jvp`` method).
 # - Check first and second derivatives with ``gradcheck`` and
 #   ``gradgradcheck`` in float64 (on the CPU where the device lacks it).
 # - Mark a backward autograd cannot see through with ``once_differentiable``.
 #
 # Next, :ref:`sphx_glr_lessons_advanced_06_graphs_today.py` compiles
-# whole training steps into graphs with ``torch.compile``.
+# Python functions, such as a loss, into graphs with ``torch.compile``.

@@ -266,7 +266,9 @@ for name, curve in curves.items():
 # ``fullgraph=True``, and autograd differentiates through it. It is a
 # *prototype* feature (its docs say so): both branches must take the same
 # operands and return tensors of the same shapes and dtypes, without side
-# effects such as changing a Python list or a tensor in place.
+# effects such as appending to a Python list or changing a tensor from
+# outside the branch in place (its docs allow in-place changes to a
+# branch's own intermediate results).
 
 
 def signed_step_cond(x):
@@ -300,8 +302,10 @@ assert len(graphs) == 1 and len(subgraphs) == 2
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # A Python ``int`` that drives a ``for`` loop is specialized: the loop is
 # unrolled into the graph, and each new value needs a new graph, a
-# *recompile*. Values seen before reuse their graph. An ``int`` used only
-# in arithmetic, as in ``x * n``, fares better.
+# *recompile*. Values seen before reuse their graph. Recompiles are capped
+# (eight per function by default): past the cap, the compiler warns and
+# runs new values eagerly, so a loop over many depths stops compiling. An
+# ``int`` used only in arithmetic, as in ``x * n``, fares better.
 
 
 def repeat_tanh(x, depth):
@@ -339,8 +343,7 @@ for n in range(1, 6):
 # graphs. The first call built ``n = 1`` into its graph, as it builds in
 # every ``int``; when ``n`` changed, the compiler assumed it would keep
 # changing, marked it *dynamic* and compiled a second graph that takes ``n``
-# as an input, which served 3, 4 and 5 too. (The values 0 and 1 are always
-# built in, since so many shapes special-case them.) A loop cannot become
+# as an input, which served 3, 4 and 5 too. A loop cannot become
 # such a graph: its length decides how many operations the graph has.
 #
 # ``tf.function`` retraces on Python values
@@ -411,9 +414,10 @@ plt.show()
 #
 # .. dropdown:: Coming from older PyTorch code?
 #
-#    - ``torch.jit.trace`` and ``torch.jit.script`` (TorchScript): in
-#      maintenance; ``torch.compile`` captures graphs from ordinary Python,
-#      and ``torch.export`` produces a graph to deploy.
+#    - ``torch.jit.trace`` and ``torch.jit.script`` (TorchScript):
+#      deprecated (calling them in torch 2.13 warns so);
+#      ``torch.compile`` captures graphs from ordinary Python, and
+#      ``torch.export`` produces a graph to deploy.
 #    - TensorFlow 1's ``tf.Session``, ``tf.placeholder`` and
 #      ``session.run``: TF2 runs eagerly and builds graphs with
 #      ``tf.function``, as shown above.

@@ -229,7 +229,7 @@ assert output.decode().count("same weights as all ranks: True") == 2
 # Optional on a first read: which rank gets which sample, a check that DDP
 # computes what one process with the whole batch computes, and running
 # across machines.
-#
+
 # %%
 # Who gets which sample: ``DistributedSampler``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -262,8 +262,8 @@ assert list(unset) == list(unset) == order[0, 0]  # no set_epoch: no change
 # Each rank got 6 indices, one of the 11 given to both, and the two lists
 # together cover the dataset. ``set_epoch`` changed the shuffle from epoch
 # 0 to epoch 1; without it, every pass repeats epoch 0's order.
-#
 
+# %%
 # DDP on two ranks equals one process with twice the batch
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # The gradient of the mean loss over 32 samples is the average of the

@@ -126,8 +126,9 @@ for name, index in [("w1", (0, 0)), ("w1", (321, 45)), ("w2", (99, 9))]:
 # Training
 # --------
 # Gradient descent moves each weight by ``-learning_rate * gradient``, using
-# the whole batch at every step. The weights are unscaled and the loss is a
-# sum over 64 samples, so the gradients are large and we take a small step,
+# the whole batch at every step. The weights are standard normal, not scaled
+# down by the size of their layer as ``torch.nn`` does later, and the loss is
+# a sum over 64 samples, so the gradients are large and we take a small step,
 # ``5e-7``.
 learning_rate = 5e-7
 steps = 500
@@ -235,30 +236,68 @@ assert rank == N
 def check_exercise_1(fn):
     """Exercise 1's check: run it on your attempt."""
     rng = np.random.default_rng(1)
-    x = rng.standard_normal((5, 3))
-    y = rng.standard_normal((5, 2))
-    w = rng.standard_normal((3, 2))
-    try:
-        result = fn(w, x, y)
-    except NotImplementedError:
-        print("Exercise 1 not attempted yet: write the body of loss_and_grad")
-        return
-    if not isinstance(result, tuple) or len(result) != 2:
-        raise AssertionError("return two things: the loss and d_w")
-    loss, d_w = result
-    err = x @ w - y
-    if not np.isclose(loss, np.sum(err**2)):
-        raise AssertionError(f"the loss should be {np.sum(err**2):.4f}")
-    if np.shape(d_w) != w.shape:
-        raise AssertionError(
-            f"d_w has shape {np.shape(d_w)}; a gradient has the shape of "
-            f"its weight, {w.shape}"
-        )
-    if not np.allclose(d_w, 2 * x.T @ err):
-        raise AssertionError(
-            "d_w has the right shape but wrong values: go back through the "
-            "chain rule, from the loss to w"
-        )
+    for i, (n, d_in, d_out) in enumerate([(5, 3, 2), (7, 4, 3)]):
+        x = rng.standard_normal((n, d_in))
+        y = rng.standard_normal((n, d_out))
+        w = rng.standard_normal((d_in, d_out))
+        inputs = {"w": w.copy(), "x": x.copy(), "y": y.copy()}
+        try:
+            result = fn(w, x, y)
+        except Exception as err:
+            raise AssertionError(
+                f"with w of shape {w.shape}, loss_and_grad failed with "
+                f"{type(err).__name__}: {err}"
+            ) from err
+        if result is ... and i == 0:
+            print("Exercise 1 not attempted yet: write loss_and_grad")
+            return
+        for name, value in zip("wxy", (w, x, y)):
+            if not np.array_equal(value, inputs[name]):
+                raise AssertionError(
+                    f"loss_and_grad changed {name}: leave its inputs alone"
+                )
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            raise AssertionError("return two things: the loss and d_w")
+        loss, d_w = result
+        if np.ndim(loss) != 0 or np.ndim(d_w) == 0:
+            raise AssertionError(
+                "return the loss (one number) first, then the array d_w"
+            )
+        loss, d_w = float(loss), np.asarray(d_w)
+
+        def total(v):  # the loss at weights v
+            return np.sum((x @ v - y) ** 2)
+
+        if not np.isclose(loss, total(w), rtol=1e-9):
+            raise AssertionError(
+                f"the loss should be {total(w):.6g}, the sum of the squared "
+                f"errors, not {loss:.6g}"
+                + (
+                    ": that is their mean"
+                    if np.isclose(loss, total(w) / y.size, rtol=1e-9)
+                    else ""
+                )
+            )
+        if d_w.shape != w.shape:
+            raise AssertionError(
+                f"d_w has shape {d_w.shape}; a gradient has the shape of "
+                f"its weight, {w.shape}"
+            )
+        if d_w.dtype != np.float64:
+            raise AssertionError(f"d_w is {d_w.dtype}: keep float64")
+        # L is quadratic in w, so (L(w + v) - L(w - v)) / 2 is exactly the
+        # change of L along any direction v: the sum of d_w * v
+        for v in rng.standard_normal((2 * w.size, *w.shape)):
+            slope = (total(w + v) - total(w - v)) / 2
+            if not np.isclose(np.sum(d_w * v), slope, rtol=1e-8, atol=1e-8):
+                if np.isclose(-np.sum(d_w * v), slope, rtol=1e-8):
+                    raise AssertionError(
+                        "d_w points the wrong way: check its sign"
+                    )
+                raise AssertionError(
+                    "d_w has the right shape but wrong values: go back "
+                    "through the chain rule, from the loss to w"
+                )
     print("Exercise 1: correct")
 
 
@@ -267,7 +306,7 @@ def check_exercise_1(fn):
 
 
 def loss_and_grad(w, x, y):
-    raise NotImplementedError  # replace this line with your code
+    return ...  # replace ... with your code
 
 
 check_exercise_1(loss_and_grad)
@@ -276,36 +315,58 @@ check_exercise_1(loss_and_grad)
 # **Exercise 2: central differences for every weight.** Write
 # ``numeric_grad(f, w, eps)``, which returns an array shaped like ``w``
 # whose entry at each index is :math:`(f(w + \varepsilon) - f(w -
-# \varepsilon)) / 2\varepsilon`, nudging that one entry of ``w`` only.
-# ``f`` maps an array to a number. Leave ``w`` as you found it.
+# \varepsilon)) / 2\varepsilon`, nudging that one entry of ``w`` only, for
+# an array ``w`` of any shape. ``f`` maps an array to a number. Leave ``w`` as
+# you found it (if you nudge it in place and then undo the nudge, rounding
+# may change its last bit, which the check allows).
 # (``np.ndindex(w.shape)`` walks every index of an array of any shape.)
 
 
 def check_exercise_2(fn):
     """Exercise 2's check: run it on your attempt."""
-    w = np.array([[1.0, -2.0, 0.5], [3.0, 0.0, -1.0]])
-    before = w.copy()
+    rng = np.random.default_rng(2)
 
-    def f(v):
-        return np.sum(v**3) + v[0, 1] * v[1, 2]
+    def f(v):  # a test function with a known gradient
+        return np.sum(v**3) + v.flat[1] * v.flat[-1]
 
-    try:
-        grad = fn(f, w, 1e-5)
-    except NotImplementedError:
-        print("Exercise 2 not attempted yet: write the body of numeric_grad")
-        return
-    if not np.array_equal(w, before):
-        raise AssertionError("numeric_grad changed w: put each entry back")
-    if np.shape(grad) != w.shape:
-        raise AssertionError(f"expected shape {w.shape}, got {np.shape(grad)}")
-    exact = 3 * w**2
-    exact[0, 1] += w[1, 2]
-    exact[1, 2] += w[0, 1]
-    if not np.allclose(grad, exact, rtol=1e-7, atol=1e-7):
-        raise AssertionError(
-            f"the exact gradient is {exact.tolist()}, yours is "
-            f"{np.round(grad, 5).tolist()}: check the formula"
-        )
+    cases = [("a 2-D w", (2, 3), 1e-5), ("a 3-D w", (2, 2, 3), 1e-4)]
+    for i, (name, shape, eps) in enumerate(cases):
+        w = rng.standard_normal(shape)
+        before = w.copy()
+        try:
+            grad = fn(f, w, eps)
+        except Exception as err:
+            raise AssertionError(
+                f"on {name}, numeric_grad failed with {type(err).__name__}: "
+                f"{err}"
+            ) from err
+        if grad is ... and i == 0:
+            print("Exercise 2 not attempted yet: write numeric_grad")
+            return
+        if np.shape(w) != shape or np.any(
+            np.abs(w - before) > 1e-12 * (1 + np.abs(before))
+        ):
+            raise AssertionError(
+                f"on {name}, numeric_grad left w changed: put each entry back"
+            )
+        if np.shape(grad) != shape:
+            raise AssertionError(
+                f"on {name}, expected shape {shape}, got {np.shape(grad)}"
+            )
+        if np.asarray(grad).dtype != np.float64:
+            raise AssertionError(
+                f"the result is {np.asarray(grad).dtype}: keep float64"
+            )
+        exact = 3 * w**2
+        exact.flat[1] += w.flat[-1]
+        exact.flat[-1] += w.flat[1]
+        if not np.allclose(grad, exact, rtol=1e-7, atol=1e-7):
+            raise AssertionError(
+                f"on {name} the exact gradient is "
+                f"{np.round(exact, 5).tolist()}, yours is "
+                f"{np.round(grad, 5).tolist()}: check the formula and that "
+                "each evaluation nudges one entry only"
+            )
     print("Exercise 2: correct")
 
 
@@ -314,7 +375,7 @@ def check_exercise_2(fn):
 
 
 def numeric_grad(f, w, eps):
-    raise NotImplementedError  # replace this line with your code
+    return ...  # replace ... with your code
 
 
 check_exercise_2(numeric_grad)

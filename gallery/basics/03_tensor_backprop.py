@@ -264,32 +264,57 @@ plt.show()
 #
 # **Exercise 1: weights you may update in place.** Write
 # ``weights_from_numpy(array, device)``, which returns a tensor on
-# ``device`` with the values and the ``float64`` dtype of ``array``, in
-# memory of its own, so that updating the tensor in place leaves the array
-# alone, on the CPU too.
+# ``device`` with the values, the shape and the dtype of ``array``
+# (``float64`` for the lesson's weights), in memory of its own, so that
+# updating the tensor in place leaves the array alone, on the CPU too. The
+# check also passes the ``meta`` device, which every machine has: a tensor
+# there has a shape and a dtype but no values.
 
 
 def check_exercise_1(fn):
     """Exercise 1's check: run it on your attempt."""
-    array = np.arange(6.0).reshape(2, 3)
-    try:
-        w = fn(array, torch.device("cpu"))
-    except NotImplementedError:
-        print("Exercise 1 not attempted yet: write weights_from_numpy's body")
-        return
-    if not isinstance(w, torch.Tensor):
-        raise AssertionError(f"expected a tensor, got {type(w)}")
-    if w.dtype != torch.float64 or w.device.type != "cpu":
-        raise AssertionError(
-            f"expected float64 on the CPU, got {w.dtype} on {w.device}"
-        )
-    if w.tolist() != array.tolist():
-        raise AssertionError("the tensor should hold the array's values")
-    w.sub_(1.0)
-    if array[0, 0] != 0.0:
-        raise AssertionError(
-            "w.sub_(1.0) changed the array too: the tensor shares its memory"
-        )
+    rng = np.random.default_rng(1)
+    cases = [
+        ("a float64 array", rng.standard_normal((2, 3)), "cpu"),
+        ("a float64 array", rng.standard_normal((3, 4)), "meta"),
+        ("a float32 array", rng.standard_normal(5).astype(np.float32), "cpu"),
+        ("a transposed array", rng.standard_normal((4, 2)).T, "cpu"),
+    ]
+    for i, (name, array, device) in enumerate(cases):
+        before = array.copy()
+        try:
+            w = fn(array, torch.device(device))
+        except Exception as err:
+            raise AssertionError(
+                f"for {name} and device {device!r}, weights_from_numpy "
+                f"failed with {type(err).__name__}: {err}"
+            ) from err
+        if w is ... and i == 0:
+            print("Exercise 1 not attempted yet: write weights_from_numpy")
+            return
+        if not isinstance(w, torch.Tensor):
+            raise AssertionError(f"expected a tensor, got {type(w).__name__}")
+        want = torch.from_numpy(before).dtype
+        if w.device.type != device:
+            raise AssertionError(
+                f"asked for device {device!r}, got a tensor on {w.device}: "
+                "pass device on"
+            )
+        if w.dtype != want or w.shape != array.shape:
+            raise AssertionError(
+                f"for {name} expected {want} of shape {array.shape}, got "
+                f"{w.dtype} of shape {tuple(w.shape)}: keep the array's"
+            )
+        if device == "meta":
+            continue
+        if not np.array_equal(w.numpy(), before):
+            raise AssertionError("the tensor should hold the array's values")
+        w.sub_(1.0)
+        if not np.array_equal(array, before):
+            raise AssertionError(
+                "w.sub_(1.0) changed the array too: the tensor shares its "
+                "memory"
+            )
     print("Exercise 1: correct")
 
 
@@ -298,7 +323,7 @@ def check_exercise_1(fn):
 
 
 def weights_from_numpy(array, device):
-    raise NotImplementedError  # replace this line with your code
+    return ...  # replace ... with your code
 
 
 check_exercise_1(weights_from_numpy)
@@ -306,43 +331,72 @@ check_exercise_1(weights_from_numpy)
 # %%
 # **Exercise 2: port the backward pass.** The check below computes the
 # gradients of the lesson's two-layer network with NumPy. Write
-# ``grads_torch(x, y, w1, w2)``, which takes ``float64`` tensors and returns
-# the same two gradients, ``(d_w1, d_w2)``, as tensors, translating the
-# NumPy code operation by operation.
+# ``grads_torch(x, y, w1, w2)``, which takes tensors of any sizes that fit
+# together, on any device, and returns the same two gradients,
+# ``(d_w1, d_w2)``, as tensors of the inputs' dtype on their device,
+# translating the NumPy code operation by operation.
 
 
 def check_exercise_2(fn):
     """Exercise 2's check: run it on your attempt."""
     rng = np.random.default_rng(2)
-    x, y = rng.standard_normal((6, 5)), rng.standard_normal((6, 2))
-    w1, w2 = rng.standard_normal((5, 4)), rng.standard_normal((4, 2))
-    # the NumPy reference, as in the warm-up lesson
-    h = x @ w1
-    a = np.maximum(h, 0.0)
-    d_y_hat = 2.0 * (a @ w2 - y)
-    d_w2 = a.T @ d_y_hat
-    d_w1 = x.T @ ((d_y_hat @ w2.T) * (h > 0))
-    tensors = [torch.tensor(v) for v in (x, y, w1, w2)]
+    for i, (n, d_in, h, d_out) in enumerate([(6, 5, 4, 2), (9, 3, 7, 4)]):
+        x, y = rng.standard_normal((n, d_in)), rng.standard_normal((n, d_out))
+        w1, w2 = (
+            rng.standard_normal((d_in, h)),
+            rng.standard_normal((h, d_out)),
+        )
+        # the NumPy reference, as in the warm-up lesson
+        a = np.maximum(x @ w1, 0.0)
+        d_y_hat = 2.0 * (a @ w2 - y)
+        d_w2 = a.T @ d_y_hat
+        d_w1 = x.T @ ((d_y_hat @ w2.T) * (x @ w1 > 0))
+        tensors = [torch.tensor(v) for v in (x, y, w1, w2)]
+        try:
+            result = fn(*tensors)
+        except Exception as err:
+            raise AssertionError(
+                f"grads_torch failed with {type(err).__name__}: {err}"
+            ) from err
+        if result is ... and i == 0:
+            print("Exercise 2 not attempted yet: write grads_torch")
+            return
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            raise AssertionError("return two gradients: (d_w1, d_w2)")
+        for v, t in zip((x, y, w1, w2), tensors):
+            if not np.array_equal(t.numpy(), v):
+                raise AssertionError("grads_torch changed one of its inputs")
+        for name, ours, ref in zip(["d_w1", "d_w2"], result, [d_w1, d_w2]):
+            if not isinstance(ours, torch.Tensor):
+                raise AssertionError(
+                    f"{name} should be a tensor, not {type(ours).__name__}"
+                )
+            if ours.shape != ref.shape:
+                raise AssertionError(
+                    f"{name} has shape {tuple(ours.shape)}, expected "
+                    f"{ref.shape}: return (d_w1, d_w2) in that order"
+                )
+            if ours.dtype != torch.float64:
+                raise AssertionError(f"{name} is {ours.dtype}: keep float64")
+            gap = (ours - torch.from_numpy(ref)).abs().max().item()
+            if gap > 1e-10 * (1 + np.abs(ref).max()):
+                raise AssertionError(
+                    f"{name} differs from NumPy's by up to {gap:.3g}: compare "
+                    "your code with the NumPy lines, one by one"
+                )
+    meta = [t.to("meta") for t in tensors]
     try:
-        result = fn(*tensors)
-    except NotImplementedError:
-        print("Exercise 2 not attempted yet: write the body of grads_torch")
-        return
-    if not isinstance(result, tuple) or len(result) != 2:
-        raise AssertionError("return two gradients: (d_w1, d_w2)")
-    for name, ours, ref in zip(["d_w1", "d_w2"], result, [d_w1, d_w2]):
-        if not isinstance(ours, torch.Tensor):
-            raise AssertionError(f"{name} should be a tensor")
-        if ours.shape != ref.shape:
-            raise AssertionError(
-                f"{name} has shape {tuple(ours.shape)}, expected {ref.shape}"
-            )
-        gap = (ours - torch.from_numpy(ref)).abs().max().item()
-        if gap > 1e-10:
-            raise AssertionError(
-                f"{name} differs from NumPy's by up to {gap:.3g}: compare "
-                "your code with the NumPy lines, one by one"
-            )
+        result = fn(*meta)
+    except Exception as err:
+        raise AssertionError(
+            "on the meta device grads_torch failed with "
+            f"{type(err).__name__}: {err}: use tensor operations only"
+        ) from err
+    if not all(isinstance(g, torch.Tensor) and g.is_meta for g in result):
+        raise AssertionError(
+            "given meta tensors, return meta tensors: stay on the inputs' "
+            "device"
+        )
     print("Exercise 2: correct")
 
 
@@ -351,7 +405,7 @@ def check_exercise_2(fn):
 
 
 def grads_torch(x, y, w1, w2):
-    raise NotImplementedError  # replace this line with your code
+    return ...  # replace ... with your code
 
 
 check_exercise_2(grads_torch)
@@ -366,7 +420,7 @@ check_exercise_2(grads_torch)
 
 # Solution 1: weights you may update in place
 def weights_from_numpy(array, device):
-    # from_numpy keeps float64; copy=True copies even when nothing else
+    # from_numpy keeps the dtype; copy=True copies even when nothing else
     # would (torch.tensor(array, device=device) copies as well)
     return torch.from_numpy(array).to(device, copy=True)
 

@@ -68,15 +68,16 @@ assert x.grad is None and f.grad_fn.name() == "SumBackward0"
 # from ``f`` back to ``x`` and stores the result in ``x.grad``.
 f.backward()
 print(f"x.grad = {x.grad.tolist()}")
-by_hand = torch.tensor([1.0, 10.0, 25.0], device=device)
 # sphinx_gallery_start_ignore
-torch.testing.assert_close(x.grad, by_hand)
+torch.testing.assert_close(
+    x.grad, torch.tensor([1.0, 10.0, 25.0], device=device)
+)
 torch.testing.assert_close(x.grad, 3 * x.detach() ** 2 - 2)  # the formula
 torch.testing.assert_close(  # backward() on a scalar seeds it with 1
     torch.autograd.grad(
         (x**3 - 2 * x).sum(), x, torch.tensor(1.0, device=device)
     )[0],
-    by_hand,
+    torch.tensor([1.0, 10.0, 25.0], device=device),
 )
 # sphinx_gallery_end_ignore
 
@@ -91,7 +92,7 @@ grid = torch.linspace(-2, 2, 101, device=device, requires_grad=True)
 # sphinx_gallery_start_ignore
 torch.testing.assert_close(grid.grad, 3 * grid.detach() ** 2 - 2)
 # sphinx_gallery_end_ignore
-xs = grid.detach().cpu()  # detach (taught below): a plain copy to plot
+xs = grid.detach().cpu()  # detach (taught below): no graph, for plotting
 fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
 ax.plot(xs, xs**3 - 2 * xs, label="$f(x) = x^3 - 2x$")
 ax.plot(xs, grid.grad.cpu(), linewidth=4, alpha=0.5, label="autograd $df/dx$")
@@ -131,7 +132,9 @@ x.grad = None  # drop it; the next backward allocates a fresh one
 (x**3 - 2 * x).sum().backward()
 print(f"after a reset and a backward: x.grad = {x.grad.tolist()}")
 # sphinx_gallery_start_ignore
-torch.testing.assert_close(x.grad, by_hand)
+torch.testing.assert_close(
+    x.grad, torch.tensor([1.0, 10.0, 25.0], device=device)
+)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -295,7 +298,9 @@ torch.testing.assert_close(w2.detach(), w2_hand)
 # Walking the recorded graph
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~
 # Each ``grad_fn`` node lists the nodes that made its inputs in
-# ``next_functions``, as pairs of (node, index). Walking them back from a
+# ``next_functions``, as pairs of (node, index); the index says which of
+# that node's outputs was used, 0 for an operation with one output. Walking
+# them back from a
 # result shows what was recorded: for :math:`f` a sum of a subtraction of a
 # power and a product; for the data-dependent loop above, one
 # multiplication per pass.
@@ -365,7 +370,9 @@ assert len(trainable) == 2 and torch.equal(model[0].weight, frozen_before)
 # ``requires_grad_(False)`` freezes *parameters* only. A layer with
 # *buffers*, such as batch normalization's running statistics, still
 # updates them in training mode, and dropout still drops: call ``.eval()``
-# on frozen layers that have such behaviour.
+# on frozen layers that have such behaviour. (Keras users, beware: Keras
+# documents that ``trainable = False`` on its ``BatchNormalization`` layer
+# also makes it run in inference mode; ``requires_grad_(False)`` does not.)
 bn = torch.nn.BatchNorm1d(4).to(device).requires_grad_(False)
 mean_before = bn.running_mean.clone()
 bn(inputs + 5)
@@ -490,17 +497,37 @@ def check_exercise_1(answer):
     if answer is ...:
         print("Exercise 1 not attempted yet: replace ... with two numbers")
         return
+    if isinstance(answer, torch.Tensor):
+        answer = answer.tolist()
+    if (
+        not isinstance(answer, (list, tuple))
+        or len(answer) != 2
+        or not all(isinstance(a, (int, float)) for a in answer)
+    ):
+        raise AssertionError(
+            f"answer with a list of two numbers, not {answer!r}"
+        )
     x = torch.tensor([1.0, -2.0], requires_grad=True)
     (3 * x**2).sum().backward()
+    first = x.grad.tolist()
     (x**3).sum().backward()
-    if not isinstance(answer, (list, tuple)) or len(answer) != 2:
-        raise AssertionError("answer with a list of two numbers")
-    if not all(math.isclose(a, g) for a, g in zip(answer, x.grad.tolist())):
+    both = x.grad.tolist()
+    if all(math.isclose(a, g, abs_tol=1e-9) for a, g in zip(answer, both)):
+        print("Exercise 1: correct")
+        return
+    alone = [b - f for b, f in zip(both, first)]
+    if any(
+        all(math.isclose(a, g, abs_tol=1e-9) for a, g in zip(answer, part))
+        for part in (first, alone)
+    ):
         raise AssertionError(
-            f"x.grad is not {list(answer)}: differentiate each sum, and "
-            "remember what backward() does with a gradient already there"
+            f"{list(answer)} is what one of the two backward() calls "
+            "computes: what does the other one do to the x.grad already there?"
         )
-    print("Exercise 1: correct")
+    raise AssertionError(
+        f"x.grad is not {list(answer)}: differentiate each sum, and "
+        "remember what backward() does with a gradient already there"
+    )
 
 
 # %%
@@ -514,30 +541,78 @@ check_exercise_1(answer_1)
 # **Exercise 2: derivatives at many points.** Write ``derivative(f, x)``: for
 # a function ``f`` that works element by element and a 1-D tensor ``x``
 # (which does not require gradients), return :math:`f'` at every point of
-# ``x``, from one backward pass. Leave ``x`` itself untracked. (Hint:
-# ``x.detach().requires_grad_()`` is a copy that autograd tracks.)
+# ``x``, with autograd (one backward pass does it). Leave ``x`` as you found
+# it: not requiring gradients, without a ``.grad``. (Hint: ``x.detach()`` is
+# a new tensor that shares ``x``'s memory; ``requires_grad_()`` on it, or on
+# a ``clone()`` of it, leaves ``x`` untracked.)
 
 
 def check_exercise_2(fn):
     """Exercise 2's check: run it on your attempt."""
-    x = torch.linspace(-2.0, 2.0, 9, dtype=torch.float64)
-    try:
-        out = fn(lambda t: t * torch.sin(t), x)
-    except NotImplementedError:
-        print("Exercise 2 not attempted yet: write the body of derivative")
-        return
-    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
-        raise AssertionError(f"expected a tensor of shape {tuple(x.shape)}")
-    if x.requires_grad:
-        raise AssertionError(
-            "x now requires gradients: work on a detached copy"
-        )
-    exact = torch.sin(x) + x * torch.cos(x)
-    if not torch.allclose(out, exact, rtol=1e-9, atol=1e-12):
-        raise AssertionError(
-            "wrong values: for f(t) = t sin(t), f' is sin(t) + t cos(t), "
-            f"which at t = 2.0 is {exact[-1]:.6f}, not {out[-1]:.6f}"
-        )
+    gen = torch.Generator().manual_seed(4)
+    a, b = (1 + torch.rand(2, generator=gen, dtype=torch.float64)).tolist()
+    seen = []  # for each call of f: did autograd track its input?
+
+    def f(t):  # an element-wise function made up for the check
+        seen.append(t.requires_grad and torch.is_grad_enabled())
+        return torch.sin(a * t) * torch.exp(-b * t * t) + t**3 / a
+
+    f64 = torch.float64
+    cases = [
+        ("float64 points", torch.rand(9, generator=gen, dtype=f64) * 4 - 2),
+        ("float32 points", torch.randn(5, generator=gen)),
+        ("every other point of x", torch.randn(12, generator=gen)[::2]),
+        ("points on the meta device", torch.zeros(4, device="meta")),
+    ]
+    for i, (name, x) in enumerate(cases):
+        before = x.clone()
+        seen.clear()
+        try:
+            out = fn(f, x)
+        except Exception as err:
+            raise AssertionError(
+                f"on {name}, derivative failed with {type(err).__name__}: "
+                f"{err}"
+            ) from err
+        if out is ... and i == 0:
+            print("Exercise 2 not attempted yet: write derivative")
+            return
+        if x.requires_grad or x.grad is not None:
+            raise AssertionError(
+                f"on {name}, x now requires gradients or has a .grad: work "
+                "on a detached tensor"
+            )
+        if not any(seen):
+            raise AssertionError(
+                "f never ran on a tensor that requires gradients: compute "
+                "f' with autograd, not with a formula or finite differences"
+            )
+        if not isinstance(out, torch.Tensor) or (
+            out.shape,
+            out.dtype,
+            out.device,
+        ) != (x.shape, x.dtype, x.device):
+            raise AssertionError(
+                f"on {name}, expected a {x.dtype} tensor of shape "
+                f"{tuple(x.shape)} on {x.device}, got "
+                + (
+                    f"{out.dtype} {tuple(out.shape)} on {out.device}"
+                    if isinstance(out, torch.Tensor)
+                    else type(out).__name__
+                )
+            )
+        if x.is_meta:
+            continue
+        if not torch.equal(x, before):
+            raise AssertionError(f"on {name}, x's values changed")
+        t = x.detach().clone().requires_grad_()
+        (want,) = torch.autograd.grad(f(t).sum(), t)
+        tol = 1e-10 if x.dtype == f64 else 1e-5
+        gap = (out.detach() - want).abs().max().item()
+        if gap > tol * (1 + want.abs().max().item()):
+            raise AssertionError(
+                f"on {name}, your values differ from f' by up to {gap:.2g}"
+            )
     print("Exercise 2: correct")
 
 
@@ -546,7 +621,7 @@ def check_exercise_2(fn):
 
 
 def derivative(f, x):
-    raise NotImplementedError  # replace this line with your code
+    return ...  # replace ... with your code
 
 
 check_exercise_2(derivative)
@@ -569,25 +644,60 @@ check_exercise_2(derivative)
 
 def check_exercise_3(fn):
     """Exercise 3's check: run it on your attempt."""
+    gen = torch.Generator().manual_seed(5)
     f64 = torch.float64
-    x = torch.tensor([[1.0, 2.0], [0.5, -1.0], [-1.0, 0.0]], dtype=f64)
-    y = torch.tensor([1.0, 0.0, -2.0], dtype=f64)
-    w = torch.tensor([0.5, -1.0], dtype=f64, requires_grad=True)
+    x = torch.randn(6, 3, generator=gen, dtype=f64)
+    y = torch.randn(6, generator=gen, dtype=f64)
+    w = torch.randn(3, generator=gen, dtype=f64, requires_grad=True)
+    inputs = (x.clone(), y.clone())
     w_ref = w.detach().clone()
     for step in range(1, 4):
+        before = w.detach().clone()
+        probe = (w * w).sum()  # a recorded use of w, made before the step
         try:
-            fn(w, x, y, 0.05)
-        except NotImplementedError:
-            print("Exercise 3 not attempted yet: write the body of train_step")
+            out = fn(w, x, y, 0.02)
+        except Exception as err:
+            raise AssertionError(
+                f"at step {step}, train_step failed with "
+                f"{type(err).__name__}: {err}"
+            ) from err
+        if out is ... and step == 1:
+            print("Exercise 3 not attempted yet: write train_step")
             return
-        w_ref -= 0.05 * 2 * x.T @ (x @ w_ref - y)  # the gradient by hand
+        if not torch.is_grad_enabled():
+            torch.set_grad_enabled(True)
+            raise AssertionError(
+                "train_step left gradient recording switched off: update "
+                "inside a with torch.no_grad(): block, which switches it back"
+            )
         if not (w.is_leaf and w.requires_grad):
             raise AssertionError("w should stay a leaf that requires grad")
-        if not torch.allclose(w.detach(), w_ref):
+        if not (torch.equal(x, inputs[0]) and torch.equal(y, inputs[1])):
+            raise AssertionError("train_step changed x or y")
+        w_ref -= 0.02 * 2 * x.T @ (x @ w_ref - y)  # the gradient by hand
+        if torch.equal(w.detach(), before):
             raise AssertionError(
-                f"after {step} step(s) w is {w.tolist()}, but it should "
-                f"be {w_ref.tolist()}"
+                f"step {step} left w unchanged: update w itself, in place"
             )
+        if not torch.allclose(w.detach(), w_ref, rtol=1e-9, atol=1e-12):
+            raise AssertionError(
+                f"after {step} step(s) w is {w.tolist()}, but it should be "
+                f"{w_ref.tolist()}"
+                + (
+                    ": what does backward() do with a gradient the previous "
+                    "step left in w.grad?"
+                    if step > 1
+                    else ""
+                )
+            )
+        try:  # autograd saw w change in place, so the probe must fail
+            torch.autograd.grad(probe, w)
+        except RuntimeError:
+            continue
+        raise AssertionError(
+            "w changed behind autograd's back (through .data?): update w "
+            "itself inside torch.no_grad(), so autograd can notice"
+        )
     print("Exercise 3: correct")
 
 
@@ -596,7 +706,7 @@ def check_exercise_3(fn):
 
 
 def train_step(w, x, y, lr):
-    raise NotImplementedError  # replace this line with your code
+    return ...  # replace ... with your code
 
 
 check_exercise_3(train_step)

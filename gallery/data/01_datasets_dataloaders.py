@@ -75,7 +75,7 @@ xi, yi = dataset[3]
 print(f"len(dataset) = {len(dataset)}")
 print(f"dataset[3]: x {tuple(xi.shape)}, y {tuple(yi.shape)}")
 # sphinx_gallery_start_ignore
-assert x[0, 0].item() == x_np[0, 0] and len(dataset) == N
+assert np.shares_memory(x.numpy(), x_np) and len(dataset) == N
 assert xi.data_ptr() == x[3].data_ptr()  # a view into x, not a copy
 # sphinx_gallery_end_ignore
 
@@ -160,10 +160,12 @@ assert set(train_set.indices).isdisjoint(val_set.indices)
 # training loader. After each epoch, ``model.eval()`` and one pass over
 # each split under :func:`torch.no_grad` measure the mean loss. On a CUDA
 # GPU, ``pin_memory=True`` makes the loader put batches in page-locked
-# ("pinned") memory, from which ``non_blocking=True`` copies can overlap
-# with compute; we ask for it only there. ``weight_decay`` pulls every
-# weight slightly towards zero at each step, a common guard against
-# overfitting.
+# ("pinned") memory; from there a ``non_blocking=True`` copy returns at
+# once, so the CPU can get the next batch ready while the copy runs (the
+# copy still takes its turn on the GPU, as
+# :ref:`sphx_glr_lessons_advanced_02_devices.py` explains). We ask for it
+# only there. ``weight_decay`` pulls every weight slightly towards zero at
+# each step, a common guard against overfitting.
 from torch import nn
 
 model = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out))
@@ -493,7 +495,8 @@ folder.cleanup()  # delete the three scripts
 # work can cost more than the data. A dataset that can be indexed with a
 # list, like a ``TensorDataset``, can instead get one list of indices per
 # batch: pass a :class:`~torch.utils.data.BatchSampler` as ``sampler`` and
-# ``batch_size=None``.
+# ``batch_size=None``, which turns the loader's own batching off, so each
+# list of indices goes to the dataset whole and its answer is the batch.
 import time
 
 from torch.utils.data import BatchSampler, RandomSampler
@@ -603,24 +606,35 @@ def check_exercise_1(answer):
     if answer is ...:
         print("Exercise 1 not attempted yet: replace ... with three numbers")
         return
-    dataset = torch.utils.data.TensorDataset(torch.arange(50))
-    loader = torch.utils.data.DataLoader(dataset, batch_size=8)
-    sizes = [len(batch) for (batch,) in loader]
-    short = torch.utils.data.DataLoader(dataset, 8, drop_last=True)
-    expected = (len(sizes), sizes[-1], len(short))
     if not isinstance(answer, (tuple, list)) or len(answer) != 3:
-        raise AssertionError("answer with three numbers")
-    for name, guess, right in zip(
-        [
-            "the number of batches",
-            "the last batch's size",
-            "the number of batches with drop_last=True",
-        ],
-        answer,
-        expected,
-    ):
-        if guess != right:
-            raise AssertionError(f"{name} is not {guess}: count again")
+        raise AssertionError(
+            f"answer with three whole numbers in a tuple, such as (5, 3, 4),"
+            f" not {answer!r}"
+        )
+    for guess in answer:
+        if isinstance(guess, bool) or not isinstance(guess, (int, float)):
+            raise AssertionError(
+                f"answer with three whole numbers, not {guess!r}"
+            )
+    dataset = torch.utils.data.TensorDataset(torch.arange(50))
+    sizes = [len(b) for (b,) in torch.utils.data.DataLoader(dataset, 8)]
+    short = torch.utils.data.DataLoader(dataset, 8, drop_last=True)
+    batches, last, kept = answer
+    if batches != len(sizes):
+        raise AssertionError(
+            f"the number of batches is not {batches}: the loader yields "
+            "full batches of 8, then one more for the samples left over"
+        )
+    if last != sizes[-1]:
+        raise AssertionError(
+            f"the last batch's size is not {last}: it holds the samples "
+            "left after the full batches of 8"
+        )
+    if kept != len(short):
+        raise AssertionError(
+            f"the number of batches with drop_last=True is not {kept}: "
+            "drop_last drops only the short last batch"
+        )
     print("Exercise 1: correct")
 
 
@@ -636,35 +650,105 @@ check_exercise_1(answer_1)
 # ``Squares(n)`` with ``n`` samples, in which sample ``i`` is the pair
 # ``(x, y)`` of ``float32`` tensors of shape ``(1,)``, ``x`` holding ``i``
 # and ``y`` holding ``i ** 2``. A ``DataLoader`` should then stack them
-# into batches of shape ``(batch_size, 1)``. The skeleton below names the
-# three methods: ``__init__`` keeps ``n``, and the other two answer the
-# two questions of the first section.
+# into batches of shape ``(batch_size, 1)``. For an index past the end,
+# ``__getitem__`` raises ``IndexError``: a class without an ``__iter__``
+# method, as a ``Dataset`` is, can still be looped over with
+# ``for x, y in Squares(3)``, because Python then calls ``__getitem__``
+# with 0, 1, 2, ... until it raises ``IndexError``; without that, the loop
+# never ends. The skeleton below names the three methods: ``__init__``
+# keeps ``n``, and the other two answer the two questions of the first
+# section. Replace each ``...`` with your code.
 
 
 def check_exercise_2(fn):
     """Exercise 2's check: run it on your class."""
+    dataset = fn(10)
+    if not hasattr(dataset, "__len__"):
+        raise AssertionError(
+            "Squares has no __len__ method: check its name, __len__ with "
+            "two underscores on each side"
+        )
+    length = dataset.__len__()
     try:
-        dataset = fn(10)
-        len(dataset)
-        dataset[3]
-    except NotImplementedError:
+        sample = dataset[3]
+    except NotImplementedError as err:
+        raise AssertionError(
+            f"dataset[3] gave NotImplementedError ({err}): Dataset's own "
+            "__getitem__ ran, so yours is missing; check its name, "
+            "__getitem__ with two underscores on each side"
+        ) from err
+    if length is ... and sample is ...:
         print("Exercise 2 not attempted yet: write Squares' three methods")
         return
-    if len(dataset) != 10:
-        raise AssertionError(f"Squares(10) has {len(dataset)} samples")
-    x, y = dataset[3]
-    for name, t, value in [("x", x, 3.0), ("y", y, 9.0)]:
-        if not isinstance(t, torch.Tensor) or t.dtype != torch.float32:
-            raise AssertionError(f"{name} should be a float32 tensor")
-        if t.shape != (1,) or t.item() != value:
+    for method, value in [("__len__", length), ("__getitem__", sample)]:
+        if value is ...:
+            raise AssertionError(f"{method} still returns ...: write it")
+    for n in [10, 7, 13]:
+        dataset = fn(n)
+        length = dataset.__len__()
+        if isinstance(length, bool) or not isinstance(length, int):
             raise AssertionError(
-                f"sample 3's {name} should be tensor([{value}]), got {t}"
+                f"__len__ should return a whole number (an int), not "
+                f"{type(length).__name__}"
             )
-    loader = torch.utils.data.DataLoader(dataset, batch_size=4)
+        if length != n:
+            raise AssertionError(
+                f"Squares({n}) says it has {length} samples, not {n}: "
+                "__len__ should return the n given to __init__"
+            )
+    for i in [3, 0, 12, 5]:
+        sample = dataset[i]
+        if not isinstance(sample, (tuple, list)) or len(sample) != 2:
+            raise AssertionError(
+                f"sample {i} should be a pair (x, y), not {type(sample)}"
+            )
+        for name, t, value in [("x", sample[0], i), ("y", sample[1], i**2)]:
+            if not isinstance(t, torch.Tensor):
+                raise AssertionError(
+                    f"sample {i}'s {name} should be a tensor, not "
+                    f"{type(t).__name__}"
+                )
+            if t.dtype != torch.float32:
+                raise AssertionError(
+                    f"sample {i}'s {name} should be a float32 tensor, not "
+                    f"{t.dtype}"
+                )
+            if t.shape != (1,):
+                raise AssertionError(
+                    f"sample {i}'s {name} should have shape (1,), not "
+                    f"{tuple(t.shape)}"
+                )
+            if t.item() != value:
+                raise AssertionError(
+                    f"sample {i}'s {name} should hold {value}, not "
+                    f"{t.item():g}"
+                )
+    try:
+        dataset[13]
+    except IndexError:
+        pass
+    else:
+        raise AssertionError(
+            "Squares(13)[13] should raise IndexError (an index past the "
+            "end), or a for loop over the dataset never stops"
+        )
+    seen = []
+    for x, y in fn(3):
+        seen.append(x.item())
+        if len(seen) > 5:
+            break
+    if seen != [0, 1, 2]:
+        raise AssertionError(
+            f"a for loop over Squares(3) gave x = {seen}, not [0, 1, 2]: "
+            "raise IndexError when i >= n"
+        )
+    loader = torch.utils.data.DataLoader(fn(10), batch_size=4)
     xb, yb = list(loader)[-1]
     if xb.shape != (2, 1) or yb.tolist() != [[64.0], [81.0]]:
         raise AssertionError(
-            f"the last batch should be samples 8 and 9, got {xb.tolist()}"
+            "the last batch of 4 should hold samples 8 and 9: x of shape "
+            f"(2, 1), y [[64.0], [81.0]]; got x {tuple(xb.shape)}, "
+            f"y {yb.tolist()}"
         )
     print("Exercise 2: correct")
 
@@ -675,13 +759,13 @@ def check_exercise_2(fn):
 
 class Squares(Dataset):
     def __init__(self, n):
-        raise NotImplementedError  # replace with your code
+        self.n = ...  # replace ... with your code
 
     def __len__(self):
-        raise NotImplementedError
+        return ...  # replace ... with your code
 
     def __getitem__(self, i):
-        raise NotImplementedError
+        return ...  # replace ... with your code
 
 
 check_exercise_2(Squares)
@@ -691,43 +775,102 @@ check_exercise_2(Squares)
 # ``average_loss(model, loader, loss_fn)``, which returns, as a Python
 # number, the mean of ``loss_fn`` over *every sample* the loader yields,
 # where ``loss_fn`` averages over its batch (as ``nn.MSELoss()`` does). Put
-# the model in evaluation mode and record no gradients. The last batch may
-# be smaller than the others.
+# the model in evaluation mode and record no gradients while you measure,
+# and leave the model in the mode you found it in (training or
+# evaluation), as the loop of this lesson expects. The last batch may be
+# smaller than the others.
 
 
 def check_exercise_3(fn):
     """Exercise 3's check: run it on your attempt."""
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(
-        torch.nn.Linear(3, 8), torch.nn.Dropout(0.5), torch.nn.Linear(8, 1)
-    )
-    x = torch.linspace(-1, 1, 30).view(10, 3)
-    y = x.sum(dim=1, keepdim=True)
-    data = torch.utils.data.TensorDataset(x, y)
-    loader = torch.utils.data.DataLoader(data, batch_size=4)  # 4, 4, 2
-    loss_fn = torch.nn.MSELoss()
-    model.eval()
-    with torch.no_grad():
-        expected = loss_fn(model(x), y).item()
-        per_batch = [loss_fn(model(xb), yb).item() for xb, yb in loader]
-    model.train()
-    try:
-        result = fn(model, loader, loss_fn)
-    except NotImplementedError:
-        print("Exercise 3 not attempted yet: write the body of average_loss")
-        return
-    if not isinstance(result, float):
-        raise AssertionError(f"return a Python float, not {type(result)}")
-    if math.isclose(result, sum(per_batch) / len(per_batch)):
-        raise AssertionError(
-            "that is the mean of the batch means: the last batch holds 2 "
-            "samples, not 4, so weight each batch by its size"
+    seen = []  # (grad mode, training mode) at each forward pass
+
+    def record(module, args):
+        seen.append((torch.is_grad_enabled(), module.training))
+
+    for n, size, loss_fn, mode in [
+        (10, 4, torch.nn.MSELoss(), True),
+        (11, 3, torch.nn.L1Loss(), False),
+    ]:
+        torch.manual_seed(n)
+        model = torch.nn.Sequential(
+            torch.nn.Linear(3, 8), torch.nn.Dropout(0.5), torch.nn.Linear(8, 1)
         )
-    if not math.isclose(result, expected, rel_tol=1e-6):
-        raise AssertionError(
-            f"expected {expected:.6f}, got {result:.6f}: is the model in "
-            "evaluation mode while you measure?"
-        )
+        x = torch.randn(n, 3)
+        y = x.sum(dim=1, keepdim=True)
+        data = torch.utils.data.TensorDataset(x, y)
+        loader = torch.utils.data.DataLoader(data, batch_size=size)
+        model.eval()
+        with torch.no_grad():
+            means = [loss_fn(model(xb), yb).item() for xb, yb in loader]
+            expected = loss_fn(model(x), y).item()
+        sizes = [len(xb) for xb, yb in loader]
+        model.train(mode)
+        seen.clear()
+        hook = model.register_forward_pre_hook(record)
+        try:
+            result = fn(model, loader, loss_fn)
+        finally:
+            hook.remove()
+        if result is ...:
+            print(
+                "Exercise 3 not attempted yet: write the body of average_loss"
+            )
+            return
+        if any(grad for grad, _ in seen):
+            raise AssertionError(
+                "the model ran with gradients recorded: wrap the loop in "
+                "torch.no_grad() (model.eval() alone does not stop that)"
+            )
+        if any(training for _, training in seen):
+            raise AssertionError(
+                "the model ran in training mode (dropout on): call "
+                "model.eval() before the loop"
+            )
+        if model.training != mode:
+            was = "training" if mode else "evaluation"
+            raise AssertionError(
+                f"the model was in {was} mode before the call and is not "
+                "after it: remember model.training and restore it with "
+                "model.train(was_training)"
+            )
+        if not all(p.requires_grad for p in model.parameters()):
+            raise AssertionError(
+                "the model's parameters no longer require gradients: "
+                "torch.no_grad() records none without changing the model"
+            )
+        if isinstance(result, torch.Tensor):
+            raise AssertionError(
+                "return a Python float, not a tensor: use .item()"
+            )
+        if not isinstance(result, (int, float)):
+            raise AssertionError(
+                f"return a Python float, not {type(result).__name__}"
+            )
+        weighted = sum(m * s for m, s in zip(means, sizes))
+        wrong = {
+            "that is the mean of the batch means: the last batch holds "
+            f"{sizes[-1]} samples, not {size}, so weight each batch's "
+            "mean by its size": sum(means) / len(means),
+            "that is the sum of the batch means: weight each by its "
+            "size and divide by the number of samples": sum(means),
+            "that is the sum over samples: divide it by the number of "
+            "samples": weighted,
+            "that divides by the number of batches: divide by the number "
+            "of samples": weighted / len(means),
+            f"that weights every batch by {size}: the last batch holds "
+            f"only {sizes[-1]}, use len(xb)": sum(means) * size / n,
+            "that is the loss of the first batch only: loop over every "
+            "batch": means[0],
+        }
+        if not math.isclose(result, expected, rel_tol=1e-5):
+            for message, value in wrong.items():
+                if math.isclose(result, value, rel_tol=1e-5):
+                    raise AssertionError(message)
+            raise AssertionError(
+                f"expected {expected:.6f}, got {result:.6f}: the mean of "
+                "loss_fn over every sample"
+            )
     print("Exercise 3: correct")
 
 
@@ -736,7 +879,7 @@ def check_exercise_3(fn):
 
 
 def average_loss(model, loader, loss_fn):
-    raise NotImplementedError  # replace this line with your code
+    return ...  # replace ... with your code
 
 
 check_exercise_3(average_loss)
@@ -766,6 +909,8 @@ class Squares(Dataset):
         return self.n
 
     def __getitem__(self, i):
+        if not 0 <= i < self.n:  # ends a for loop over the dataset
+            raise IndexError(f"index {i} out of range for {self.n} samples")
         x = torch.tensor([float(i)])  # float32, shape (1,)
         return x, x**2
 
@@ -777,12 +922,14 @@ check_exercise_2(Squares)
 
 # Solution 3: the mean loss over a loader
 def average_loss(model, loader, loss_fn):
+    was_training = model.training
     model.eval()  # dropout off, batch norm on its running statistics
     total, count = 0.0, 0
     with torch.no_grad():
         for xb, yb in loader:
             total += loss_fn(model(xb), yb).item() * len(xb)
             count += len(xb)
+    model.train(was_training)  # leave the mode as we found it
     return total / count
 
 

@@ -2,10 +2,9 @@
 A custom Dataset: face landmarks
 ================================
 
-Real photos, each face marked with 68 landmark points. We turn dlib's XML
-files into a CSV table with pandas, write a ``Dataset`` that reads the table
-once and each photo only when it is asked for, and batch photos of
-different sizes with a ``collate_fn`` of our own.
+Real photos, each face marked with 68 landmark points: we turn dlib's XML
+files into a CSV table, write a ``Dataset`` that reads each photo only when
+asked, and batch photos of different sizes.
 
 **You will learn** to fetch a small public dataset with ``pooch``, to
 write a ``Dataset`` class with ``__len__`` and ``__getitem__`` over files
@@ -13,8 +12,7 @@ on disk, to look at its samples, and to decide with ``collate_fn`` what a
 batch is.
 
 **You need first** :ref:`sphx_glr_lessons_data_01_datasets_dataloaders.py`
-(``Dataset`` and ``DataLoader``). This lesson is optional on a first read
-of the site.
+(``Dataset`` and ``DataLoader``). Optional on a first read of the site.
 """
 
 # %%
@@ -29,12 +27,12 @@ print("Running on: cpu (this lesson only reads and batches data)")
 # %%
 # The files
 # ---------
-# The data: dlib's example faces, nine photos from the PASCAL VOC 2011
-# dataset with 43 faces, each with a box and 68 points (the iBUG 300-W
-# scheme) in two XML files. dlib made the points with its own landmark
-# model rather than by hand, which is good enough to learn with. Each file
-# is pinned by its SHA-256 hash and by a commit of dlib's repository that
-# holds it, so every reader gets the same bytes.
+# dlib's example faces: nine photos from the PASCAL VOC 2011 dataset with
+# 43 faces, each with a box and 68 points (the iBUG 300-W scheme) in two XML
+# files. dlib made the points with its own landmark model, not by hand,
+# which is good enough to learn with. Each file is pinned by its SHA-256
+# hash and a commit of dlib's repository, so every reader gets the same
+# bytes.
 PHOTOS = """\
 2007_007763 17d9897dd55d38179f51dc18371b3f4495a606aaa2846e25a3cb6a58b3a97c89
 2008_001009 2509864113a286bf245161d0317a18c38b6a6641135969847a7e59dff359c52c
@@ -63,32 +61,39 @@ COMMIT = {  # the commit of github.com/davisking/dlib that holds each file
 # -----------------
 # `pooch <https://www.fatiando.org/pooch/>`_ downloads each file once into a
 # cache folder and checks its hash on every ``fetch``. If the environment
-# variable ``PBE_DATA_DIR`` names a folder, pooch looks there instead, for
-# an offline copy in its ``dlib-faces/`` subfolder; hence that prefix on
-# every name. Without network or copy, the lesson stops and says so.
+# variable ``PBE_DATA_DIR`` names a folder, pooch looks instead for an
+# offline copy in its ``dlib-faces/`` subfolder. With neither network nor
+# copy, the function stops at once.
 from pathlib import Path
 
 import pooch
 
 RAW = "https://raw.githubusercontent.com/davisking/dlib/{}/examples/faces/{}"
-kind = {n: "jpg" if n.endswith(".jpg") else n.split("_")[0] for n in SHA256}
-faces_data = pooch.create(
-    path=pooch.os_cache("pytorch-by-example"),
-    base_url="",  # every file has its own URL, at its own commit
-    env="PBE_DATA_DIR",
-    registry={f"dlib-faces/{n}": f"sha256:{h}" for n, h in SHA256.items()},
-    urls={f"dlib-faces/{n}": RAW.format(COMMIT[kind[n]], n) for n in SHA256},
-)
-try:
-    files = [faces_data.fetch(name) for name in faces_data.registry]
-except OSError as err:
-    raise RuntimeError(
-        "Could not get dlib's example faces: connect to the internet, or "
-        "set PBE_DATA_DIR to a folder that holds dlib-faces/."
-    ) from err
-print(f"{len(files)} files, each matching its SHA-256 hash")
+
+
+def fetch_dlib_faces():
+    """Fetch dlib's example faces (or find the offline copy); their folder."""
+    commit = {n: COMMIT.get(n.split("_")[0], COMMIT["jpg"]) for n in SHA256}
+    faces_data = pooch.create(
+        path=pooch.os_cache("pytorch-by-example"),
+        base_url="",  # every file has its own URL, at its own commit
+        env="PBE_DATA_DIR",
+        registry={f"dlib-faces/{n}": f"sha256:{h}" for n, h in SHA256.items()},
+        urls={f"dlib-faces/{n}": RAW.format(c, n) for n, c in commit.items()},
+    )
+    try:
+        files = [faces_data.fetch(name) for name in faces_data.registry]
+    except OSError as err:
+        raise RuntimeError("offline: connect, or set PBE_DATA_DIR") from err
+    return Path(files[0]).parent
+
+
+# %%
+# One call gets the data:
+faces_dir = fetch_dlib_faces()
+print(f"{len(SHA256)} files, each matching its SHA-256 hash")
 # sphinx_gallery_start_ignore
-assert all(pooch.file_hash(f) == SHA256[Path(f).name] for f in files)
+assert all(pooch.file_hash(faces_dir / n) == h for n, h in SHA256.items())
 # sphinx_gallery_end_ignore
 
 # %%
@@ -99,12 +104,10 @@ assert all(pooch.file_hash(f) == SHA256[Path(f).name] for f in files)
 # per face: image file, dlib's train/test split, box, then the 68 points as
 # ``x00, y00, x01, y01, ...``.
 import xml.etree.ElementTree as ET
-from itertools import product
 
 import pandas as pd
 
 BOX = ["left", "top", "width", "height"]
-faces_dir = Path(files[0]).parent
 
 
 def faces_from_xml(split):
@@ -114,14 +117,15 @@ def faces_from_xml(split):
         for box in image.iter("box"):
             row = {"image": image.get("file"), "split": split}
             row |= {k: int(box.get(k)) for k in BOX}
-            for part, axis in product(box.iter("part"), "xy"):
-                row[f"{axis}{part.get('name')}"] = int(part.get(axis))
+            for part in box.iter("part"):  # name "00" to "67"
+                for axis in "xy":
+                    row[f"{axis}{part.get('name')}"] = int(part.get(axis))
             yield row
 
 
 # %%
-# Both files, one table, saved as CSV the way a project would keep it (in a
-# temporary folder, deleted at the end):
+# Both files as one table, saved as CSV as a project would keep it (here
+# in a temporary folder):
 import tempfile
 
 faces = pd.DataFrame([*faces_from_xml("training"), *faces_from_xml("testing")])
@@ -145,8 +149,8 @@ assert faces["image"].nunique() == 9
 # only when asked, so a dataset of a million photos costs no more memory
 # than its table. A sample is a dict: the ``image`` as a ``3 x H x W``
 # ``uint8`` tensor, the ``landmarks`` as a ``68 x 2`` tensor of ``(x, y)``
-# pixel positions, and the face ``box``. Every photo is read as RGB, so
-# that a grayscale one also gets three channels (see "Going deeper").
+# pixel positions, and the face ``box``. Photos are read as RGB, so gray ones
+# get three channels too (see "Going deeper").
 import numpy as np
 from torchvision.io import ImageReadMode, decode_image
 
@@ -185,13 +189,13 @@ assert torch.equal(sample["landmarks"][30], torch.tensor([208.0, 114.0]))
 # sphinx_gallery_end_ignore
 
 # %%
-# Sample 0's nose tip is at the pixel that dlib's XML gives for it.
+# The nose tip is where the XML puts it.
 #
 # Looking at the data
 # -------------------
 # The iBUG scheme numbers the points in fixed groups: jaw line 0-16,
 # eyebrows 17-21 and 22-26, nose 27-35, eyes 36-41 and 42-47, lips 48-67.
-# The faces are small in their photos, so each panel zooms in on the box.
+# Each panel zooms to the face.
 import matplotlib.pyplot as plt
 
 fig, axes = plt.subplots(1, 4, figsize=(10, 2.9), layout="constrained")
@@ -236,8 +240,8 @@ else:
 # sphinx_gallery_end_ignore
 
 # %%
-# A ``collate_fn`` of our own decides what a batch is. Here the images stay
-# a list of tensors of different sizes; landmarks and boxes are stacked:
+# Our own ``collate_fn`` decides what a batch is: here a list of images of
+# different sizes, and the landmarks and boxes stacked:
 
 
 def collate_faces(samples):
@@ -252,18 +256,22 @@ raw_loader = DataLoader(
     face_set, 4, shuffle=True, generator=gen, collate_fn=collate_faces
 )
 raw_batch = next(iter(raw_loader))
-print("image sizes", [tuple(im.shape) for im in raw_batch["image"]])
+images = raw_batch["image"]
+print("image sizes", [tuple(im.shape) for im in images])
+print("faces 2 and 3 share a photo?", torch.equal(images[1], images[2]))
 print(f"landmarks {tuple(raw_batch['landmarks'].shape)}")
 # sphinx_gallery_start_ignore
 assert raw_batch["landmarks"].shape == (4, 68, 2)
-assert len({im.shape for im in raw_batch["image"]}) > 1
+assert len({im.shape for im in images}) == 3
+assert torch.equal(images[1], images[2])
 # sphinx_gallery_end_ignore
 
 # %%
-# The batch holds four photos of different sizes and one ``4 x 68 x 2``
-# tensor of landmarks. The other way out, transforms that give every sample
-# the same size and move the landmarks with the pixels, is the subject of
-# the next lesson.
+# Four faces, but three photos: faces 2 and 3 come from one photo, which
+# the dataset returns whole with each of its faces. The landmarks form one
+# ``4 x 68 x 2`` tensor. The other
+# way out, transforms that give every sample the same size and move the
+# landmarks with the pixels, is the subject of the next lesson.
 #
 # Going deeper
 # ------------
@@ -301,9 +309,11 @@ else:
 # say which file or row to fix. ``CheckedFaces`` checks the table when the
 # dataset is built and the photo when a sample is read, and names the CSV
 # file, the row (counted from 0 like the dataset index) and its line in
-# the file (the row plus 2, for the header). ``pd.to_numeric`` with
-# ``errors="coerce"`` turns what is not a number into ``NaN``, as it does
-# with an empty field.
+# the file (the row plus 2, for the header). ``read_csv`` already reads an
+# empty field as ``NaN``; ``pd.to_numeric`` with ``errors="coerce"``, applied
+# to each column, turns what is not a number into ``NaN`` too. ``isna()``
+# then marks every ``NaN`` with ``True``, and ``np.nonzero`` gives the rows
+# and columns of those marks, the first of which we report.
 
 
 class CheckedFaces(FaceLandmarks):

@@ -30,7 +30,7 @@ print("Running on: cpu (this lesson only transforms and batches data)")
 # %%
 # The files
 # ---------
-# dlib's example faces, pinned and fetched with the same lines as in
+# dlib's example faces, pinned as in
 # :ref:`sphx_glr_lessons_data_02_custom_dataset_faces.py`:
 PHOTOS = """\
 2007_007763 17d9897dd55d38179f51dc18371b3f4495a606aaa2846e25a3cb6a58b3a97c89
@@ -56,33 +56,38 @@ COMMIT = {  # the commit of github.com/davisking/dlib that holds each file
 }
 
 # %%
-# ``pooch`` checks every file's hash, in its cache folder or in the offline
-# copy that ``PBE_DATA_DIR`` names:
+# That lesson's function fetches them (or finds the offline copy) and
+# checks every hash; the one call after it is all that matters here.
 from pathlib import Path
 
 import pooch
 
 RAW = "https://raw.githubusercontent.com/davisking/dlib/{}/examples/faces/{}"
-kind = {n: "jpg" if n.endswith(".jpg") else n.split("_")[0] for n in SHA256}
-faces_data = pooch.create(
-    path=pooch.os_cache("pytorch-by-example"),
-    base_url="",  # every file has its own URL, at its own commit
-    env="PBE_DATA_DIR",
-    registry={f"dlib-faces/{n}": f"sha256:{h}" for n, h in SHA256.items()},
-    urls={f"dlib-faces/{n}": RAW.format(COMMIT[kind[n]], n) for n in SHA256},
-)
-try:
-    files = [faces_data.fetch(name) for name in faces_data.registry]
-except OSError as err:
-    raise RuntimeError(
-        "Could not get dlib's example faces: connect to the internet, or "
-        "set PBE_DATA_DIR to a folder that holds dlib-faces/."
-    ) from err
-print(f"{len(files)} files, each matching its SHA-256 hash")
+
+
+def fetch_dlib_faces():
+    """Fetch dlib's example faces (or find the offline copy); their folder."""
+    commit = {n: COMMIT.get(n.split("_")[0], COMMIT["jpg"]) for n in SHA256}
+    faces_data = pooch.create(
+        path=pooch.os_cache("pytorch-by-example"),
+        base_url="",  # every file has its own URL, at its own commit
+        env="PBE_DATA_DIR",
+        registry={f"dlib-faces/{n}": f"sha256:{h}" for n, h in SHA256.items()},
+        urls={f"dlib-faces/{n}": RAW.format(c, n) for n, c in commit.items()},
+    )
+    try:
+        files = [faces_data.fetch(name) for name in faces_data.registry]
+    except OSError as err:
+        raise RuntimeError("offline: connect, or set PBE_DATA_DIR") from err
+    return Path(files[0]).parent
+
+
+# %%
+# One call gets the data:
+faces_dir = fetch_dlib_faces()
 # sphinx_gallery_start_ignore
-assert all(pooch.file_hash(f) == SHA256[Path(f).name] for f in files)
+assert all(pooch.file_hash(faces_dir / n) == h for n, h in SHA256.items())
 # sphinx_gallery_end_ignore
-faces_dir = Path(files[0]).parent
 
 # %%
 # Faces as ``tv_tensors``
@@ -235,20 +240,26 @@ assert not torch.equal(*[train_faces[0]["landmarks"] for _ in range(2)])
 # sphinx_gallery_end_ignore
 
 # %%
-# The batch, with the eye on the picture's left (points 36-41) in red:
+# The batch, with the eye on the picture's left (points 36-41) in red.
+# :func:`torchvision.utils.make_grid` tiles a batch into one image, 4 per
+# row with 4 pixels between them; each face's points move by its tile's
+# corner.
 import matplotlib.pyplot as plt
+from torchvision.utils import make_grid
 
-fig, axes = plt.subplots(2, 4, figsize=(9, 4.9), layout="constrained")
-for ax, image, points in zip(axes.flat, batch["image"], batch["landmarks"]):
-    ax.imshow(image.permute(1, 2, 0).numpy())
+grid = make_grid(batch["image"], nrow=4, padding=4, pad_value=1.0)
+fig, ax = plt.subplots(figsize=(9, 4.8), layout="constrained")
+ax.imshow(grid.permute(1, 2, 0).numpy())  # (height, width, channels)
+for k, points in enumerate(batch["landmarks"]):
+    row, col = divmod(k, 4)
+    points = points + torch.tensor([col, row]) * (112 + 4) + 4
     ax.plot(*points.numpy().T, ".", color="cyan", ms=2)
     ax.plot(*points[36:42].numpy().T, ".", color="red", ms=3)
     # sphinx_gallery_start_ignore
     assert points[36:42, 0].mean() < points[42:48, 0].mean()
     # sphinx_gallery_end_ignore
-fig.supxlabel("x (pixels)")
-fig.supylabel("y (pixels)")
-fig.suptitle("One augmented batch; red: the eye on the picture's left")
+ax.set(xlabel="x (pixels in the grid)", ylabel="y (pixels)")
+ax.set_title("One augmented batch; red: the eye on the picture's left")
 plt.show()
 
 # %%

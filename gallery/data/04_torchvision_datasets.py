@@ -37,36 +37,45 @@ print("Running on: cpu (this lesson only reads and transforms data)")
 # sum and unpack it. Offline, the environment variable ``PBE_DATA_DIR`` can
 # name a folder holding ``cifar10-jpeg.zip``, the same photos as JPEG files
 # (``train/<class>/N.jpg``); `pooch <https://www.fatiando.org/pooch/>`_
-# checks its SHA-256 hash.
+# checks its SHA-256 hash and unpacks it once, into a folder of this
+# lesson's own (so two lessons running at once never write the same files).
+# ``fetch_cifar10`` does one or the other, and stops at once with neither.
 import pooch
 from torchvision import datasets
 
 cache = pooch.os_cache("pytorch-by-example")  # a per-user cache folder
 SHA256 = "ad20075fc5d761cb1545aa313752ecc67cdb288bc8d01abc2128e7de0ddfedb5"
-jpeg_copy = pooch.create(
-    path=cache,
-    base_url="",  # never downloaded: an offline copy is only read
-    env="PBE_DATA_DIR",  # when set, pooch looks in that folder instead
-    registry={"cifar10-jpeg.zip": f"sha256:{SHA256}"},
-    allow_updates=False,  # a copy with another hash stops the lesson
-)
-use_jpeg = (jpeg_copy.abspath / "cifar10-jpeg.zip").is_file()
 
-# %%
-# With the copy, pooch unpacks it once into this lesson's own folder (so two
-# lessons running at once never write the same files) and later runs reuse
-# it. Without it, torchvision downloads the original; without a network
-# either, the lesson stops and says so.
-if use_jpeg:
-    jpeg_dir = cache / "cifar10-jpeg-data04"  # this lesson's own folder
-    unzip = pooch.Unzip(extract_dir=jpeg_dir)
-    jpeg_copy.fetch("cifar10-jpeg.zip", processor=unzip)
-    print("Using the JPEG copy of CIFAR-10 (lossy: pixels differ slightly)")
-else:
+
+def fetch_cifar10():
+    """The JPEG copy's folder if PBE_DATA_DIR holds it, else None after
+    torchvision's download of the original into ``cache``."""
+    jpeg_copy = pooch.create(
+        path=cache,
+        base_url="",  # never downloaded: an offline copy is only read
+        env="PBE_DATA_DIR",  # when set, pooch looks in that folder instead
+        registry={"cifar10-jpeg.zip": f"sha256:{SHA256}"},
+        allow_updates=False,  # a copy with another hash stops the lesson
+    )
+    if (jpeg_copy.abspath / "cifar10-jpeg.zip").is_file():
+        pooch.get_logger().setLevel("WARNING")  # no paths in the output
+        unzip = pooch.Unzip(extract_dir=cache / "cifar10-jpeg-data04")
+        jpeg_copy.fetch("cifar10-jpeg.zip", processor=unzip)
+        return cache / "cifar10-jpeg-data04"
     try:
         datasets.CIFAR10(cache, download=True)  # both splits, one archive
     except OSError as err:  # no network, or the server refused
         raise RuntimeError("offline: connect, or set PBE_DATA_DIR") from err
+    return None
+
+
+# %%
+# One call gets the data, and we print which copy it found:
+jpeg_dir = fetch_cifar10()
+use_jpeg = jpeg_dir is not None
+if use_jpeg:
+    print("Using the JPEG copy of CIFAR-10 (lossy: pixels differ slightly)")
+else:
     print("Using the original CIFAR-10, downloaded by torchvision")
 
 # %%
@@ -143,7 +152,13 @@ pixels = torch.cat([images for images, _ in DataLoader(sample_set, 500)])
 mean, std = pixels.mean(dim=(0, 2, 3)), pixels.std(dim=(0, 2, 3))
 print(f"mean {[round(m, 4) for m in mean.tolist()]}")
 print(f"std  {[round(s, 4) for s in std.tolist()]}")
+per_photo = pixels.std(dim=(2, 3)).mean(dim=0)  # each photo's own spread
+print(f"mean of each photo's std {[round(s, 4) for s in per_photo.tolist()]}")
 # sphinx_gallery_start_ignore
+assert (per_photo < std).all()
+torch.testing.assert_close(
+    per_photo, torch.tensor([0.2023, 0.1994, 0.2010]), atol=0.01, rtol=0
+)
 # The statistics usually quoted for the whole CIFAR-10 training set:
 torch.testing.assert_close(
     mean, torch.tensor([0.4914, 0.4822, 0.4465]), atol=0.01, rtol=0
@@ -156,7 +171,11 @@ torch.testing.assert_close(
 # %%
 # These agree to within 0.01 with the statistics usually quoted for the
 # whole training set (mean 0.4914, 0.4822, 0.4465; std 0.2470, 0.2435,
-# 0.2616): 2,000 photos are plenty for six numbers.
+# 0.2616): 2,000 photos are plenty for six numbers. Some tutorials give
+# the std as (0.2023, 0.1994, 0.2010) instead: that is the mean of each
+# photo's own spread, printed last, which leaves out how much the photos
+# differ from each other. ``Normalize`` needs the spread of all pixels
+# together, the ``std`` line.
 #
 # ``transforms.v2`` pipelines
 # ---------------------------
@@ -184,22 +203,26 @@ test_set = cifar10(train=False, transform=test_tf)
 # %%
 # The random transforms draw from ``torch``'s random generator, so one index
 # gives a different training view at every access. Here is one photo read
-# eight times (normalisation undone for display):
+# eight times (normalisation undone for display).
+# :func:`torchvision.utils.make_grid` tiles a batch of images,
+# ``(N, 3, H, W)``, into one image, 8 per row with 12 pixels of padding
+# between them, where the titles go:
 import matplotlib.pyplot as plt
+from torchvision.utils import make_grid
 
 
 def show(images, titles, suptitle):
-    """Plot (N, 3, H, W) normalised images in rows of 8, with titles."""
+    """Plot (N, 3, 32, 32) normalised images in rows of 8, with titles."""
     images = (images * std[:, None, None] + mean[:, None, None]).clamp(0, 1)
+    grid = make_grid(images, nrow=8, padding=12, pad_value=1.0)
     rows = (len(images) + 7) // 8
-    fig, axes = plt.subplots(
-        rows, 8, figsize=(9, 1.2 * rows + 0.3), layout="constrained"
-    )
-    for ax, image, title in zip(axes.flat, images, titles):
-        ax.imshow(image.permute(1, 2, 0).numpy())  # (height, width, channels)
-        ax.set_title(title, fontsize=8)
-        ax.axis("off")
-    fig.suptitle(suptitle)
+    fig, ax = plt.subplots(figsize=(9, 1.2 * rows + 0.4), layout="constrained")
+    ax.imshow(grid.permute(1, 2, 0).numpy())  # (height, width, channels)
+    for k, title in enumerate(titles):  # tiles 32 + 12 = 44 pixels apart
+        row, col = divmod(k, 8)
+        ax.text(44 * col + 28, 44 * row + 10, title, ha="center", fontsize=8)
+    ax.set_title(suptitle)
+    ax.axis("off")
 
 
 views = torch.stack([train_set[0][0] for _ in range(8)])
@@ -262,7 +285,8 @@ torch.testing.assert_close(n_std, torch.ones(3), atol=0.1, rtol=0)
 # ~~~~~~~~~~~~~~~~~~~~~~~
 # The views come from the global generator's state, so restoring that
 # state repeats a view: :func:`torch.random.fork_rng` saves the state and
-# restores it on exit.
+# restores it on exit (``devices=[]``: only the CPU generator; by default it
+# would also save and restore the state of every CUDA device).
 with torch.random.fork_rng(devices=[]):
     again = train_set[0][0]
 same = torch.equal(train_set[0][0], again)

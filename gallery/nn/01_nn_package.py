@@ -65,12 +65,18 @@ gap = (y_pred - by_hand).abs().max().item()
 print(f"output shape: {tuple(y_pred.shape)}, largest gap to hand: {gap:.1e}")
 # sphinx_gallery_start_ignore
 torch.testing.assert_close(y_pred, by_hand)
+assert model.to(device) is model
+assert x.to(torch.float64) is not x and x.dtype == torch.float32
 # sphinx_gallery_end_ignore
 
 # %%
 # The model's output has one row of 10 numbers per sample, and the
-# arithmetic by hand gives the same numbers (to float rounding).
-
+# arithmetic by hand gives the same numbers (to float rounding). Note the
+# two uses of ``.to``: ``model.to(device)`` moves the model's own weights
+# and returns the same model, so its result need not be kept, while
+# ``x.to(device)`` leaves ``x`` as it was and returns a moved tensor, which
+# we had to assign.
+#
 # Parameters
 # ----------
 # The weights of a layer are ``nn.Parameter`` objects: tensors with
@@ -88,7 +94,7 @@ print(f"learnable numbers in total: {n_params:,}")
 assert n_params == D_in * H + H + H * D_out + D_out
 assert {name[0] for name, _ in model.named_parameters()} == {"0", "2"}
 assert all(p.requires_grad for p in model.parameters())
-assert dict(first.named_parameters())["weight"] is first.weight  # recorded
+assert isinstance(first.weight, nn.Parameter)
 # sphinx_gallery_end_ignore
 
 # %%
@@ -285,9 +291,6 @@ except RuntimeError as err:
     print(f"raised RuntimeError: {str(err).split(' Hint:')[0]}")
 else:
     raise AssertionError("backward should have found h modified")
-# sphinx_gallery_start_ignore
-assert not h.is_leaf and h.grad_fn is not None
-# sphinx_gallery_end_ignore
 
 # %%
 # The message names the saved tensor by the recorded operation that made
@@ -369,16 +372,38 @@ def check_exercise_1(answer):
     count = sum(p.numel() for p in model.parameters())
     shape = tuple(model[0].weight.shape)
     if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        raise AssertionError("answer with a pair: (count, weight shape)")
-    if answer[0] != count:
         raise AssertionError(
-            f"the model does not hold {answer[0]} numbers: count each "
-            "layer's weight and bias, and the ReLU's parameters"
+            f"expected a pair (count, weight shape), got {answer!r}"
         )
-    if tuple(answer[1]) != shape:
+    n, rows_cols = answer
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise AssertionError(f"the count should be an int, got {n!r}")
+    if n == 20 * 30 + 30 * 5:
         raise AssertionError(
-            f"the first weight does not have shape {tuple(answer[1])}: "
+            f"{n} counts the weights only: each Linear also has a bias"
+        )
+    if n in (20 * 30 + 30, 30 * 5 + 5):
+        raise AssertionError(
+            f"{n} counts one Linear layer: add the other one's weight and bias"
+        )
+    if n != count:
+        raise AssertionError(
+            f"the model does not hold {n} numbers: count each layer's "
+            "weight and bias, and the ReLU's parameters"
+        )
+    if not isinstance(rows_cols, (tuple, list, torch.Size)):
+        raise AssertionError(
+            f"the shape should be a tuple such as (5, 6), got {rows_cols!r}"
+        )
+    if tuple(rows_cols) == shape[::-1]:
+        raise AssertionError(
+            f"the first weight does not have shape {tuple(rows_cols)}: "
             "which of in_features and out_features comes first?"
+        )
+    if tuple(rows_cols) != shape:
+        raise AssertionError(
+            f"the first weight does not have shape {tuple(rows_cols)}: "
+            "it is the first layer's weight, (rows, columns)"
         )
     print("Exercise 1: correct")
 
@@ -399,33 +424,71 @@ check_exercise_1(answer_1)
 
 def check_exercise_2(fn):
     """Exercise 2's check: run it on your attempt."""
-    torch.manual_seed(0)
+    torch.manual_seed(2)
     model = torch.nn.Sequential(
-        torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2)
-    )
-    x, y = torch.randn(5, 3), torch.randn(5, 2)
+        torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2)
+    ).double()
+    x, y = torch.randn(6, 3).double(), torch.randn(6, 2).double()
     torch.nn.MSELoss(reduction="sum")(model(x), y).backward()
-    expected = {
-        name: (p - 0.1 * p.grad).detach()
-        for name, p in model.named_parameters()
-    }
+    params = dict(model.named_parameters())
+    old = {name: p.detach().clone() for name, p in params.items()}
+    grads = {name: p.grad.clone() for name, p in params.items()}
+    probe = sum((p * p).sum() for p in params.values())  # saves each p
+    lr = 0.05
     try:
-        fn(model, 0.1)
-    except NotImplementedError:
+        result = fn(model, lr)
+    except Exception as err:
+        hint = ""
+        if "leaf Variable" in str(err):
+            hint = ": an in-place update needs torch.no_grad()"
+        elif "NoneType" in str(err):
+            hint = ": were the gradients cleared before the update?"
+        raise AssertionError(
+            f"sgd_step failed with {type(err).__name__}: {err}{hint}"
+        ) from err
+    if result is ...:
         print("Exercise 2 not attempted yet: write the body of sgd_step")
         return
     for name, p in model.named_parameters():
+        if p is not params[name]:
+            raise AssertionError(
+                f"{name} was replaced by a new tensor: change the "
+                "parameter in place"
+            )
         if not (p.is_leaf and p.requires_grad):
             raise AssertionError(f"{name} should stay a trainable leaf")
-        if not torch.allclose(p, expected[name]):
+        if p.dtype != torch.float64:
             raise AssertionError(
-                f"{name} did not move to p - lr * p.grad: update each "
-                "parameter in place, under torch.no_grad()"
+                f"{name} changed dtype to {p.dtype}: keep float64"
+            )
+        step = p.detach() - old[name]
+        if torch.equal(step, torch.zeros_like(step)):
+            raise AssertionError(
+                f"{name} did not change: p = p - lr * p.grad only "
+                "rebinds the name p; update in place with -="
+            )
+        if torch.allclose(step, lr * grads[name]):
+            raise AssertionError(
+                f"{name} moved up its gradient: subtract lr * p.grad"
+            )
+        if not torch.allclose(step, -lr * grads[name]):
+            raise AssertionError(
+                f"{name} did not move to p - lr * p.grad: move every "
+                "parameter by -lr times its own gradient"
             )
     if any(p.grad is not None and p.grad.any() for p in model.parameters()):
         raise AssertionError(
             "the gradients are still there: the next backward() would add "
             "to them"
+        )
+    try:
+        probe.backward()
+    except RuntimeError:
+        pass  # autograd saw the in-place change, as it should
+    else:
+        raise AssertionError(
+            "the update went through .data, which autograd does not "
+            "watch: update p itself under torch.no_grad()"
         )
     print("Exercise 2: correct")
 
@@ -435,7 +498,7 @@ def check_exercise_2(fn):
 
 
 def sgd_step(model, lr):
-    raise NotImplementedError  # replace this line with your code
+    return ...  # replace ... with your code
 
 
 check_exercise_2(sgd_step)

@@ -281,9 +281,10 @@ for p_straight, p_resumed in pairs:
     torch.testing.assert_close(p_resumed, p_straight)
 # sphinx_gallery_end_ignore
 
-# %% The schedule had halved the rate at step 30; the restored optimizer
-# resumes with it. The resumed run ends on the straight run's weights (to float
-# rounding at most), with the same losses on the way.
+# %%
+# The schedule had halved the rate at step 30; the restored optimizer
+# resumes with it. The resumed run ends on the straight run's weights (to
+# float rounding at most), with the same losses on the way.
 #
 # Going deeper
 # ------------
@@ -415,35 +416,90 @@ import math
 
 def check_exercise_1(fn):
     """Exercise 1's check: run it on your attempt."""
-    x = torch.linspace(-1, 1, 12).view(6, 2)
-    y = x.sum(dim=1, keepdim=True) ** 2
-    models = []
-    for _ in range(2):
-        torch.manual_seed(0)
-        models.append(
-            torch.nn.Sequential(
-                torch.nn.Linear(2, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1)
-            )
+    torch.manual_seed(3)
+    x = torch.randn(7, 3)
+    y = x[:, :1] - x[:, 1:2] * x[:, 2:]  # shape (7, 1)
+
+    def build():
+        torch.manual_seed(4)
+        model = torch.nn.Sequential(
+            torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)
         )
-    ours, theirs = models
-    opt = torch.optim.SGD(ours.parameters(), lr=0.1, momentum=0.9)
-    expected = []
-    for _ in range(5):
-        loss = torch.nn.functional.mse_loss(ours(x), y)
-        expected.append(loss.item())
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    opt = torch.optim.SGD(theirs.parameters(), lr=0.1, momentum=0.9)
+        return model, torch.optim.SGD(model.parameters(), 0.1, momentum=0.9)
+
+    def reference(clear, steps):
+        model, opt = build()
+        losses = []
+        for _ in range(steps):
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            losses.append(loss.item())
+            if clear:
+                opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return model, losses
+
+    ours, expected = reference(True, 5)
+    expected.append(torch.nn.functional.mse_loss(ours(x), y).item())
+    not_cleared = reference(False, 5)[0]
+    theirs, opt = build()
+    with torch.no_grad():
+        out = theirs(x)
+        summed = torch.nn.functional.mse_loss(out, y, reduction="sum")
+        broadcast = ((out.view(1, -1) - y) ** 2).mean()  # (7,) vs (7, 1)
+    start = [p.detach().clone() for p in theirs.parameters()]
+    steps = []
+    opt.register_step_post_hook(lambda *args: steps.append(1))
     try:
         losses = fn(theirs, opt, x, y, 5)
-    except NotImplementedError:
+    except Exception as err:
+        hint = ""
+        if "target size" in str(err):
+            hint = ": model(x) and y should have the same shape"
+        raise AssertionError(
+            f"fit failed with {type(err).__name__}: {err}{hint}"
+        ) from err
+    if losses is ...:
         print("Exercise 1 not attempted yet: write the body of fit")
         return
     if not isinstance(losses, list) or len(losses) != 5:
-        raise AssertionError("return a list with one loss per step")
-    if not all(isinstance(v, float) for v in losses):
+        raise AssertionError(f"expected a list of 5 losses, got {losses!r}")
+    if any(isinstance(v, torch.Tensor) for v in losses):
         raise AssertionError("the losses should be Python floats: .item()")
+    if not all(isinstance(v, float) for v in losses):
+        raise AssertionError(f"expected Python floats, got {losses!r}")
+    if not steps:
+        raise AssertionError(
+            "the optimizer passed to fit made no step: use it, not an "
+            "optimizer of your own"
+        )
+    if len(steps) != 5:
+        raise AssertionError(f"the optimizer made {len(steps)} steps, not 5")
+    if math.isclose(losses[0], summed.item(), rel_tol=1e-5):
+        raise AssertionError(
+            "the first loss is the sum of squares: nn.MSELoss() takes the "
+            "mean, so its default reduction is the one to use"
+        )
+    if math.isclose(losses[0], broadcast.item(), rel_tol=1e-5):
+        raise AssertionError(
+            "the output and the target have different shapes, (7,) and "
+            "(7, 1), which broadcast to (7, 7): squeeze both or neither"
+        )
+    if all(torch.equal(p, q) for p, q in zip(start, theirs.parameters())):
+        raise AssertionError(
+            "the weights never changed: step() must come after backward() "
+            "and before the gradients are cleared"
+        )
+    if all(math.isclose(a, b) for a, b in zip(losses, expected[1:])):
+        raise AssertionError(
+            "the losses are one step late: record each loss before its step"
+        )
+    pairs = list(zip(theirs.parameters(), not_cleared.parameters()))
+    if all(torch.allclose(p, q) for p, q in pairs):
+        raise AssertionError(
+            "the weights match a loop without zero_grad(): backward() adds "
+            "to the old gradients unless they are cleared each step"
+        )
     for p, q in zip(ours.parameters(), theirs.parameters()):
         if not torch.allclose(p, q):
             raise AssertionError(
@@ -454,7 +510,7 @@ def check_exercise_1(fn):
         math.isclose(a, b, rel_tol=1e-6) for a, b in zip(losses, expected)
     ):
         raise AssertionError(
-            f"the losses should be {[round(v, 4) for v in expected]}"
+            f"the losses should be {[round(v, 4) for v in expected[:5]]}"
         )
     print("Exercise 1: correct")
 
@@ -464,7 +520,7 @@ def check_exercise_1(fn):
 
 
 def fit(model, optimizer, x, y, steps):
-    raise NotImplementedError  # replace this line with your code
+    return ...  # replace ... with your code
 
 
 check_exercise_1(fit)
@@ -490,15 +546,52 @@ def check_exercise_2(answer):
         used.append(optimizer.param_groups[0]["lr"])
         optimizer.step()
         scheduler.step()
-    if not isinstance(answer, (list, tuple)) or len(answer) != 6:
-        raise AssertionError("answer with a list of six learning rates")
-    for i, (guess, lr) in enumerate(zip(answer, used), start=1):
-        if not math.isclose(guess, lr):
-            raise AssertionError(
-                f"step {i} does not use lr {guess}: count the calls to "
-                "scheduler.step() made before it"
-            )
-    print("Exercise 2: correct")
+    try:
+        guesses = [float(v) for v in answer]
+    except (TypeError, ValueError):
+        raise AssertionError(
+            f"expected a list of six numbers, got {answer!r}"
+        ) from None
+    if len(guesses) != 6:
+        raise AssertionError(
+            f"expected six learning rates, one per step, got {len(guesses)}"
+        )
+
+    def same(values):
+        return all(math.isclose(a, b) for a, b in zip(guesses, values))
+
+    if same(used):
+        print("Exercise 2: correct")
+        return
+    if not math.isclose(guesses[0], 0.1):
+        raise AssertionError(
+            "the first step uses the starting lr, 0.1: no scheduler.step() "
+            "has run before it"
+        )
+    if same([0.1 * 0.5**i for i in range(6)]):
+        raise AssertionError(
+            "that halves the lr at every step: StepLR with step_size=2 "
+            "halves it after every second scheduler.step()"
+        )
+    if same([0.1, *used[2:], used[-1] * 0.5]):
+        raise AssertionError(
+            "each halving comes one step too early: step i runs after only "
+            "i - 1 calls to scheduler.step()"
+        )
+    if same([0.1, *used[:-1]]):
+        raise AssertionError(
+            "each halving comes one step too late: step i runs after "
+            "i - 1 calls to scheduler.step(), not i - 2"
+        )
+    i = next(
+        i
+        for i, (a, b) in enumerate(zip(guesses, used))
+        if not math.isclose(a, b)
+    )
+    raise AssertionError(
+        f"step {i + 1} does not use lr {guesses[i]}: count the calls to "
+        "scheduler.step() made before it"
+    )
 
 
 # %%
@@ -524,7 +617,11 @@ def check_exercise_3(fn):
 
     def build(seed):
         torch.manual_seed(seed)
-        model = torch.nn.Linear(2, 1)
+        model = torch.nn.Sequential(
+            torch.nn.Linear(2, 4),
+            torch.nn.BatchNorm1d(4),
+            torch.nn.Linear(4, 1),
+        )
         optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
         scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 2, gamma=0.5)
         return model, optimizer, scheduler
@@ -548,12 +645,37 @@ def check_exercise_3(fn):
         "scheduler": scheduler.state_dict(),
     }
     try:
-        fn(checkpoint, *resumed)
-    except NotImplementedError:
+        result = fn(checkpoint, *resumed)
+    except Exception as err:
+        raise AssertionError(
+            f"resume failed with {type(err).__name__}: {err} (the "
+            f"checkpoint's keys are {list(checkpoint)})"
+        ) from err
+    if result is ...:
         print("Exercise 3 not attempted yet: write the body of resume")
         return
+    new_model, new_optimizer, new_scheduler = resumed
+    saved = checkpoint["model"]
+    if not all(
+        torch.equal(t, saved[name])
+        for name, t in new_model.state_dict().items()
+    ):
+        raise AssertionError(
+            "the model's weights and buffers were not loaded into the "
+            "model passed in: model.load_state_dict(...)"
+        )
+    if not new_optimizer.state:
+        raise AssertionError(
+            "the optimizer starts from scratch: Adam's running averages "
+            "are in checkpoint['optimizer'], load them too"
+        )
+    if new_scheduler.last_epoch != scheduler.last_epoch:
+        raise AssertionError(
+            "the scheduler starts from scratch: its step count is in "
+            "checkpoint['scheduler'], load it too"
+        )
     run(*resumed, 3)
-    for p, q in zip(straight[0].parameters(), resumed[0].parameters()):
+    for p, q in zip(straight[0].parameters(), new_model.parameters()):
         if not torch.allclose(p, q):
             raise AssertionError(
                 "3 steps after resume() the weights differ from a run that "
@@ -567,7 +689,7 @@ def check_exercise_3(fn):
 
 
 def resume(checkpoint, model, optimizer, scheduler):
-    raise NotImplementedError  # replace this line with your code
+    return ...  # replace ... with your code
 
 
 check_exercise_3(resume)

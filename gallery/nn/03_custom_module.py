@@ -243,13 +243,14 @@ axes[0].set_ylabel("sample")
 fig.colorbar(image, ax=axes, label="output of nn.Dropout(p=0.5)")
 plt.show()
 
-# %% In a whole model one call switches every layer. (The model below also
+# %%
+# In a whole model one call switches every layer. (The model below also
 # holds a ``BatchNorm1d``, taught under "Going deeper"; here only the dropout
 # makes two calls differ.) Two forward passes in training mode differ (new
 # dropout masks); in evaluation mode they are identical. ``eval()`` does
-# **not** turn off gradient tracking: for inference, also run the model inside
-# ``torch.no_grad()`` (or ``torch.inference_mode()``, a stricter and slightly
-# faster variant).
+# **not** turn off gradient tracking: for inference, also run the model
+# inside ``torch.no_grad()`` (or ``torch.inference_mode()``, a stricter and
+# slightly faster variant).
 layers = [nn.Linear(D_in, H), nn.BatchNorm1d(H), nn.ReLU(), nn.Dropout(0.2)]
 model = nn.Sequential(*layers, nn.Linear(H, D_out)).to(device)
 model.train()
@@ -276,12 +277,15 @@ assert all(not m.training for m in model.modules())
 #
 # Batch normalisation
 # ~~~~~~~~~~~~~~~~~~~
-# **Batch normalisation** standardises each feature. In training mode it
-# uses the batch's mean and variance and updates running averages of them:
-# buffers that start at 0 and 1 and move 10% of the way to each batch's
-# values (``momentum=0.1``). In evaluation mode it uses the running
-# averages and leaves them alone, so a sample's output no longer depends on
-# the rest of the batch.
+# **Batch normalisation** standardises each feature, then multiplies it by
+# a learnable scale (``bn.weight``) and adds a learnable shift
+# (``bn.bias``), one of each per feature; they start at 1 and 0, so a fresh
+# layer's output is standardised. In training mode it uses the batch's mean
+# and variance and updates running averages of them: buffers that start at
+# 0 and 1 and move 10% of the way to each batch's values
+# (``momentum=0.1``). In evaluation mode it uses the running averages and
+# leaves them alone, so a sample's output no longer depends on the rest of
+# the batch.
 bn = nn.BatchNorm1d(H).to(device)
 batch = 3 + 2 * torch.randn(N, H).to(device)  # features: mean 3, std 2
 bn.train()
@@ -291,6 +295,8 @@ print(f"train(): output mean {mean.abs().max():.1e} at most, ", end="")
 print(f"std {std.mean():.3f} on average")
 print(f"running_mean after one batch: {bn.running_mean.mean():.3f} on average")
 # sphinx_gallery_start_ignore
+assert torch.equal(bn.weight, torch.ones_like(bn.weight))
+assert torch.equal(bn.bias, torch.zeros_like(bn.bias))
 torch.testing.assert_close(mean, torch.zeros_like(mean), atol=1e-5, rtol=0)
 torch.testing.assert_close(std**2, torch.ones_like(std), atol=1e-3, rtol=0)
 torch.testing.assert_close(bn.running_mean, 0.1 * batch.mean(dim=0))
@@ -298,11 +304,13 @@ torch.testing.assert_close(bn.running_var, 0.9 + 0.1 * batch.var(dim=0))
 # sphinx_gallery_end_ignore
 
 # %%
-# Each output feature has mean 0 and standard deviation 1 over the batch,
-# and the running mean moved a tenth of the way from 0 towards 3. (The
-# running variance tracks the batch's *unbiased* variance, divided by
-# ``N - 1``.) In evaluation mode one sample alone gets the output it gets
-# inside the batch:
+# With the scale and shift still at 1 and 0, each output feature has mean
+# 0 and standard deviation 1 over the batch, and the running mean moved a
+# tenth of the way from 0 towards 3. The standard deviation is printed
+# with ``correction=0`` (divided by ``N``), because that is the variance
+# batch normalisation divides by; the running variance instead tracks the
+# batch's *unbiased* variance, divided by ``N - 1``. In evaluation mode
+# one sample alone gets the output it gets inside the batch:
 bn.eval()
 before = bn.running_mean.clone()
 out_eval = bn(batch)
@@ -360,25 +368,86 @@ torch.testing.assert_close(
 
 def check_exercise_1(fn):
     """Exercise 1's check: run it on your class."""
-    torch.manual_seed(0)
+    torch.manual_seed(5)
     try:
         net = fn(4)
-        out = net(torch.ones(2, 4))
-    except NotImplementedError:
+        out = net(torch.randn(3, 4))
+    except NotImplementedError as err:
+        raise AssertionError(
+            f"NotImplementedError: {err}: is the method spelled forward?"
+        ) from err
+    except Exception as err:
+        raise AssertionError(
+            f"SkipNet failed with {type(err).__name__}: {err}"
+        ) from err
+    if out is ...:
         print("Exercise 1 not attempted yet: write SkipNet's two methods")
         return
     names = [name for name, _ in net.named_parameters()]
     linears = [m for m in net.modules() if isinstance(m, torch.nn.Linear)]
-    if len(names) != 2 or len(linears) != 1:
+    if len(linears) != 1 or len(names) != 2:
         raise AssertionError(
-            "SkipNet should register one nn.Linear (a weight and a bias); "
-            f"its parameters are {names}"
+            "SkipNet should register one nn.Linear (a weight and a bias) as "
+            f"an attribute; its parameters are {names}"
         )
-    x = torch.linspace(-2, 2, 12).view(3, 4)
-    out = net(x)
-    expected = x + torch.relu(linears[0](x))
-    if out.shape != expected.shape or not torch.allclose(out, expected):
-        raise AssertionError("net(x) should be x + relu(linear(x))")
+    if linears[0].in_features != 4 or linears[0].out_features != 4:
+        raise AssertionError("SkipNet(4) should hold an nn.Linear(4, 4)")
+    x = torch.randn(4, 6, dtype=torch.float64).T  # (6, 4), not contiguous
+    x.requires_grad_(True)
+    before = x.detach().clone()
+    try:
+        out = net.double()(x)
+    except Exception as err:
+        raise AssertionError(
+            f"on a float64 input SkipNet failed with {type(err).__name__}: "
+            f"{err}"
+        ) from err
+    if not torch.equal(x.detach(), before):
+        raise AssertionError(
+            "forward changed its input x in place: return x + ..., do not "
+            "add into x"
+        )
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        raise AssertionError(f"expected a tensor of shape {tuple(x.shape)}")
+    if out.dtype != torch.float64:
+        raise AssertionError(f"float64 in, {out.dtype} out: keep the dtype")
+    linear = linears[0]
+    with torch.no_grad():
+        y = linear(x)
+        candidates = {
+            "x + relu(linear(x))": x + torch.relu(y),
+            "relu(x + linear(x)): apply relu to linear(x) alone, then add x": (
+                torch.relu(x + y)
+            ),
+            "x + linear(x): the relu is missing": x + y,
+            "relu(linear(x)): the input x is not added": torch.relu(y),
+            "linear(x): the relu and the skip are missing": y,
+        }
+    for what, value in candidates.items():
+        if torch.allclose(out.detach(), value):
+            break
+    else:
+        what = "something else"
+    if what != "x + relu(linear(x))":
+        raise AssertionError(
+            f"net(x) should be x + relu(linear(x)), not {what}"
+        )
+    if out.grad_fn is None:
+        raise AssertionError(
+            "the output is cut off from the graph (.detach() or "
+            "torch.no_grad() in forward?): no gradient reaches the layer"
+        )
+    out.sum().backward()
+    for name, p in net.named_parameters():
+        if p.grad is None or not p.grad.any():
+            raise AssertionError(f"no gradient reached {name}")
+    x_ref = x.detach().clone().requires_grad_(True)
+    (x_ref + torch.relu(linear(x_ref))).sum().backward()
+    if x.grad is None or not torch.allclose(x.grad, x_ref.grad):
+        raise AssertionError(
+            "the gradient to x should include 1 from the skip: x itself "
+            "must be added, not a detached copy"
+        )
     print("Exercise 1: correct")
 
 
@@ -389,10 +458,10 @@ def check_exercise_1(fn):
 class SkipNet(nn.Module):
     def __init__(self, dim):
         super().__init__()
-        raise NotImplementedError  # create the layer here
+        # create the layer here
 
     def forward(self, x):
-        raise NotImplementedError  # and use it here
+        return ...  # replace ... with your code
 
 
 check_exercise_1(SkipNet)
@@ -422,32 +491,65 @@ check_exercise_1(SkipNet)
 
 def check_exercise_2(fn):
     """Exercise 2's check: run it on your class."""
-    torch.manual_seed(0)
+    torch.manual_seed(6)
+    x = torch.randn(5, 3)
     try:
         net = fn(3, 4)
-    except NotImplementedError:
+        out = net(x)
+    except NotImplementedError as err:
+        raise AssertionError(
+            f"NotImplementedError: {err}: is the method spelled forward?"
+        ) from err
+    except Exception as err:
+        raise AssertionError(
+            f"Heads failed with {type(err).__name__}: {err}"
+        ) from err
+    if out is ...:
         print("Exercise 2 not attempted yet: write the Heads class")
         return
-    if "offset" in dict(net.named_parameters()):
-        raise AssertionError("offset should not be trained: a buffer")
-    n_params = len(list(net.parameters()))
-    if n_params != 8:
+    params = dict(net.named_parameters())
+    if "offset" in params and params["offset"].requires_grad:
         raise AssertionError(
-            f"net.parameters() yields {n_params} tensors; the 4 heads hold "
-            "8 (a weight and a bias each)"
+            "offset should not be trained: register it as a buffer"
+        )
+    trainable = [p for p in params.values() if p.requires_grad]
+    heads = [m for m in net.modules() if isinstance(m, torch.nn.Linear)]
+    if len(trainable) != 8 or len(heads) != 4:
+        raise AssertionError(
+            f"net.parameters() yields {len(trainable)} trainable tensors "
+            f"in {len(heads)} nn.Linear; the 4 heads hold 8 (a weight and "
+            "a bias each): a plain Python list registers nothing"
         )
     if "offset" not in net.state_dict():
         raise AssertionError("offset is not in the state dict: register it")
+    with torch.no_grad():
+        net.offset.copy_(torch.tensor([0.5, -1.0, 2.0, 3.0]))
     net.to(torch.float64)
     kinds = {name: t.dtype for name, t in net.state_dict().items()}
     if set(kinds.values()) != {torch.float64}:
         raise AssertionError(f".to(torch.float64) missed some: {kinds}")
-    x = torch.linspace(-1, 1, 15, dtype=torch.float64).view(5, 3)
-    heads = [m for m in net.modules() if isinstance(m, torch.nn.Linear)]
-    expected = torch.cat([head(x) for head in heads], dim=1) + net.offset
+    x = x.double()
     out = net(x)
-    if out.shape != (5, 4) or not torch.allclose(out, expected):
-        raise AssertionError("the forward pass should be the one above")
+    scores = torch.cat([head(x) for head in heads], dim=1)
+    if not isinstance(out, torch.Tensor) or out.shape != (5, 4):
+        raise AssertionError("net(x) should have shape (5, 4)")
+    if torch.allclose(out, scores):
+        raise AssertionError("the offset is not added to the scores")
+    if not torch.allclose(out, scores + net.offset):
+        raise AssertionError(
+            "net(x) should be the heads' scores side by side plus offset"
+        )
+    out.sum().backward()
+    if any(p.grad is None for p in trainable):
+        raise AssertionError("a gradient should reach every head")
+    net.to("meta")
+    try:
+        out = net(torch.empty(5, 3, dtype=torch.float64, device="meta"))
+    except Exception as err:
+        raise AssertionError(
+            f"after net.to('meta') the forward failed ({err}): does forward "
+            "make a new tensor instead of using the registered offset?"
+        ) from err
     print("Exercise 2: correct")
 
 
@@ -458,10 +560,10 @@ def check_exercise_2(fn):
 class Heads(nn.Module):
     def __init__(self, d_in, n_heads):
         super().__init__()
-        raise NotImplementedError  # register the heads and the offset
+        # register the heads and the offset here
 
     def forward(self, x):
-        raise NotImplementedError  # as in the version above
+        return ...  # replace ... with your code, as in the version above
 
 
 check_exercise_2(Heads)
@@ -498,10 +600,25 @@ def check_exercise_3(answer):
     trainable = [p for p in net.parameters() if p.requires_grad]
     expected = (len(trainable), sum(p.numel() for p in trainable))
     if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        raise AssertionError("answer with a pair: (tensors, numbers)")
-    if tuple(answer) != expected:
         raise AssertionError(
-            f"{tuple(answer)} is not right: list the parameters layer by "
+            f"expected a pair (tensors, numbers), got {answer!r}"
+        )
+    if not all(isinstance(v, int) for v in answer):
+        raise AssertionError(f"expected two whole numbers, got {answer!r}")
+    answer = tuple(answer)
+    if answer == expected[::-1]:
+        raise AssertionError("the count of tensors comes first")
+    hints = {
+        (6, 46): "nothing frozen: requires_grad_(False) freezes them",
+        (4, 30): "net[2].weight.requires_grad_(False) freezes one more",
+        (4, 18): "requires_grad_(False) on net[0] freezes its bias too",
+        (2, 10): "net[2].bias still trains: only its weight was frozen",
+    }
+    if answer in hints:
+        raise AssertionError(f"{answer} is not right: {hints[answer]}")
+    if answer != expected:
+        raise AssertionError(
+            f"{answer} is not right: list the parameters layer by "
             "layer and strike out the frozen ones"
         )
     print("Exercise 3: correct")

@@ -220,29 +220,31 @@ assert skipped > 0 and untouched == skipped
 # %%
 # How well does each depth do at the end? The losses of the last 100 steps,
 # sorted by the depth each step drew:
-final = sum(losses[-50:]) / 50
-print(f"first loss {losses[0]:.4g}, mean of the last 50: {final:.4g}")
+final = sum(losses[-100:]) / 100
+print(f"first loss {losses[0]:.4g}, mean of the last 100: {final:.4g}")
 print(f"steps per depth: {dict(sorted(Counter(depths).items()))}")
+late_mean = {}
 for depth in sorted(set(depths)):
     late = [
         loss for loss, d in zip(losses[-100:], depths[-100:]) if d == depth
     ]
-    print(
-        f"depth {depth}: late loss mean {sum(late) / len(late):.3f}, ", end=""
-    )
+    late_mean[depth] = sum(late) / len(late)
+    print(f"depth {depth}: late loss mean {late_mean[depth]:.3f}, ", end="")
     print(f"max {max(late):.3f}")
     # sphinx_gallery_start_ignore
     assert max(late) < 0.02 * losses[0], depth
-    assert sum(late) / len(late) < 0.005 * losses[0], depth
+    assert late_mean[depth] < 0.005 * losses[0], depth
     # sphinx_gallery_end_ignore
 # sphinx_gallery_start_ignore
 assert final < 0.01 * losses[0]
+assert late_mean[4] > 2 * late_mean[1]
 assert set(depths) == {1, 2, 3, 4}  # one set of weights served all four
 # sphinx_gallery_end_ignore
 
 # %%
 # At every depth the late losses stay below 2% of the first loss, and
-# their means below 0.5%; the deeper nets end a little higher. One shared
+# their means below 0.5%. The deeper nets end clearly higher: at depth 4
+# the late mean is more than twice that of depth 1. One shared
 # set of weights learned to serve all four depths, not just their average.
 # The plot shows the loss falling for each of them.
 import matplotlib.pyplot as plt

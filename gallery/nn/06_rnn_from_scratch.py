@@ -328,7 +328,7 @@ plt.show()
 # %%
 # One remedy for the growing error is training on the model's own
 # predictions, fed back inside the training loop (scheduled sampling).
-#
+
 # %%
 # Several layers and ``h_n``
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~

@@ -340,8 +340,12 @@ assert all(  # per element: smaller at every layer closer to the input
 # numbers, and per element it becomes far smaller. Such numbers describe one
 # batch of one untrained network; whether gradients vanish or explode shows
 # in how they change over training. A common check that needs no hook is
-# each parameter's ``p.grad.norm() / p.norm()``, the relative size of the
-# step it is about to take.
+# each parameter's ``p.grad.norm() / p.norm()``: the gradient's size
+# relative to the weight's. It is not the size of the step: plain SGD moves
+# ``p`` by ``lr`` times the gradient, so its relative step is ``lr`` times
+# this ratio, and Adam rescales every gradient, so its step can be far
+# larger or smaller. To measure the step itself, compare the weights before
+# and after ``optimizer.step()``.
 
 # %%
 # Use 3: changing gradients in flight
