@@ -229,8 +229,7 @@ def _guarded(tree: ast.Module, line: int) -> bool:
         isinstance(node, ast.If)
         and isinstance(node.test, ast.Name)
         and node.test.id == "RUN_SOLUTIONS"
-        and node.body[0].lineno <= line + 1
-        and line <= node.end_lineno
+        and node.lineno < line <= node.end_lineno
         for node in tree.body
     )
 
