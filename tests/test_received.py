@@ -37,6 +37,7 @@ from pbe.download import learner_script  # noqa: E402
 from pbe.notebook import practice_that_waits  # noqa: E402
 from pbe.text_check import (  # noqa: E402
     headings,
+    plain,
     source_headings,
     source_problems,  # noqa: E402
 )
@@ -66,11 +67,8 @@ def test_every_text_block_reaches_the_page(lesson):
 def test_every_heading_is_in_the_page_contents(site, lesson):
     html = soup(page(site, lesson))
     title = html.select_one("h1").get_text().strip().rstrip("#")
-    toc = [
-        " ".join(a.get_text().split())
-        for a in html.select(".bd-toc-nav a, nav.page-toc a")
-    ]
-    shown = {" ".join(title.split()), *toc}
+    toc = [plain(a.get_text()) for a in html.select(".bd-toc-nav a")]
+    shown = {plain(title), *toc}
     literal = [p for p in html.select("article p") if "%%" in p.get_text()]
     missing = [h for h in source_headings(lesson) if h not in shown]
     assert not missing, f"headings not in 'On this page': {missing}"
@@ -135,7 +133,7 @@ def test_notebook_markdown_renders_with_no_rst_left(site, lesson):
     assert html.count("<details") == source.count(".. dropdown::")
     assert html.count("<table") >= source.count(".. list-table::")
     shown = [
-        " ".join(h.get_text().strip().rstrip("¶").split())
+        plain(h.get_text().strip().rstrip("¶"))
         for h in soup_text(html).select("h1, h2, h3, h4")
     ]
     assert [h for h in source_headings(lesson) if h not in shown] == []

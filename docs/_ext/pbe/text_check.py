@@ -62,8 +62,13 @@ def headings(text: str) -> list[str]:
     return found
 
 
+_SMART = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "…": "..."})
+
+
 def plain(title: str) -> str:
-    """A heading as the page shows it: inline markup gone, spaces single."""
+    """A heading as text, to compare source and page: inline markup gone,
+    Sphinx's curly quotes and dashes straight, spaces single."""
+    title = title.translate(_SMART).replace("—", "---").replace("–", "--")
     title = _ROLE.sub(lambda m: m["text"], title)
     title = title.replace("``", "").replace("`", "").replace("**", "")
     return " ".join(title.replace("*", "").split())
@@ -145,7 +150,7 @@ def source_headings(path: Path) -> list[str]:
 
 def missing_headings(path: Path, page_titles: list[str]) -> list[str]:
     """Source headings that are not among the page's section titles."""
-    shown = {" ".join(t.split()) for t in page_titles}
+    shown = {plain(t) for t in page_titles}
     return [h for h in source_headings(path) if h not in shown]
 
 
