@@ -67,7 +67,7 @@ def test_every_text_block_reaches_the_page(lesson):
 def test_every_heading_is_in_the_page_contents(site, lesson):
     html = soup(page(site, lesson))
     title = html.select_one("h1").get_text().strip().rstrip("#")
-    toc = [plain(a.get_text()) for a in html.select(".bd-toc-nav a")]
+    toc = [plain(a.get_text()) for a in html.select(".page-toc a")]
     shown = {plain(title), *toc}
     literal = [p for p in html.select("article p") if "%%" in p.get_text()]
     missing = [h for h in source_headings(lesson) if h not in shown]
