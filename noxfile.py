@@ -3,10 +3,12 @@
     nox -s docs        build the site, changed lessons executed -> build/html
     nox -s docs-fast   prose-only rebuild, no lesson executed
     nox -s tests       build the site, then run the test suite
+    nox -s lint        ruff check, ruff format --check, zizmor (offline);
+                       actionlint where installed (pre-commit runs the same)
     nox -s lock        re-pin uv.lock after a change to pyproject's groups
     nox -s publish     build a version into build/site/<version>/, every
                        lesson executed afresh (`-- dev` for dev)
-    nox -s benchmark   time clean, no-change, one-lesson and parallel builds
+    nox -s benchmark   time a clean and a no-change build, per-lesson seconds
 
 All sessions share one virtualenv (``.nox/venv``): torch and TensorFlow make
 it several GB, so the docs and tests sessions must not each build their
@@ -102,20 +104,51 @@ def docs_fast(session: nox.Session) -> None:
 
 
 @nox.session(venv_backend="none", requires=["venv"])
+def lint(session: nox.Session) -> None:
+    """Lint and format checks, offline: what pre-commit runs in CI."""
+
+    def tool(name: str, *args: str) -> None:
+        session.run(str(VENV / "bin" / name), *args, external=True)
+
+    tool("ruff", "check", "--output-format", "concise", ".")
+    tool("ruff", "format", "--check", "--diff", ".")
+    tool("zizmor", "--offline", "--no-progress", ".github")
+    if (VENV / "bin" / "actionlint").is_file():
+        tool("actionlint")
+    else:
+        session.log(
+            "actionlint not installed (its installer needs GitHub; "
+            "pre-commit runs it in CI)"
+        )
+
+
+@nox.session(venv_backend="none", requires=["venv"])
 def tests(session: nox.Session) -> None:
     """Build the site (incrementally), then run pytest (posargs).
 
-    A lesson download that passed before with the same file and versions is
-    not run again (``build/lesson-runs.json``); ``-- --rerun-lessons`` runs
-    them all.
+    Lessons' downloads run as tests/conftest.py says: by default those not
+    passed before with this uv.lock and file; ``-- --lessons all`` runs
+    every one, ``-- --lessons changed`` those changed against
+    ``origin/main`` (``--base REF``). ``PBE_LESSONS`` and ``PBE_BASE`` set
+    the same. ``-- --no-build`` skips the build (CI builds first, to time
+    it apart). Tests run in two worker processes (``-- -n 0``: one).
     """
-    _run(session, *SPHINX, str(SITE))
+    args = list(session.posargs)
+    if "--no-build" in args:
+        args.remove("--no-build")
+    else:
+        _run(session, *SPHINX, str(SITE))
     axe_js = AXE / "node_modules" / "axe-core" / "axe.min.js"
     _run(
         session,
         "-m",
         "pytest",
-        *session.posargs,
+        # Two workers (pytest-xdist): notebooks spend seconds starting a
+        # kernel and importing torch, which overlap well with another's
+        # work. A later ``-n`` in posargs wins (``-- -n 0`` for none).
+        "--numprocesses=2",
+        "--dist=worksteal",
+        *args,
         env={"PBE_AXE_JS": str(axe_js)},
     )
 
@@ -133,8 +166,9 @@ def publish(session: nox.Session) -> None:
 
 @nox.session(venv_backend="none", requires=["venv"])
 def benchmark(session: nox.Session) -> None:
-    """Time clean, no-change, one-lesson and parallel builds.
+    """Time a clean build (once), a no-change rebuild, per-lesson seconds.
 
-    Writes build/benchmark.json.
+    Writes build/benchmark.json; ``-- --edits`` adds a one-lesson prose and
+    code edit.
     """
     _run(session, "tools/benchmark.py", *session.posargs)

@@ -1,12 +1,38 @@
-"""Shared fixtures: the built site and the list of lessons.
+"""Shared fixtures: the built site, the list of lessons, and which lessons'
+downloads run this time.
 
 The tests read the site that ``nox -s docs`` (or ``nox -s tests``, which
 builds it first) wrote to ``build/html``.
+
+Which lessons' downloads run (``--lessons``, or ``PBE_LESSONS``):
+
+* ``new`` (the default): every lesson, except a download that already
+  passed with the same ``uv.lock`` and the same file; on a fresh clone
+  that is every lesson;
+* ``all``: every lesson, no pass skipped (main, nightly, publishing);
+* ``changed``: the lessons changed against ``--base`` (``PBE_BASE``,
+  default ``origin/main``; committed, uncommitted and untracked changes),
+  as scikit-learn selects examples for a pull request; every lesson when
+  shared code changed (``SHARED``) or the base cannot be found.
+
+The same key decides for the slow tests of the build machinery: a test
+marked ``@pytest.mark.inputs(path, ...)`` that passed before with the same
+``uv.lock`` and the same bytes under those paths is skipped under ``new``
+(so a no-change ``nox -s tests`` re-runs no tiny build and no LinkChecker).
+Passes are recorded in ``build/passed/``; delete it, or use ``--lessons
+all``, to run everything.
+
+Pytest's closing summary prints the seconds spent in each test file.
 """
 
 from __future__ import annotations
 
+import collections
+import hashlib
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -25,12 +51,155 @@ VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
 ]
 
 
+# A change to any of these can change how every lesson runs.
+SHARED = (
+    "docs/conf.py",
+    "docs/_ext/",
+    "uv.lock",
+    "pyproject.toml",
+    "noxfile.py",
+    ".ci/run",
+    "tests/conftest.py",
+    "tests/test_downloads_run.py",
+)
+
+
+PASSED = ROOT / "build" / "passed"
+# Generated beside the sources: never an input of a test of the machinery.
+GENERATED = ("lessons", "gen_modules", "sg_*", "lessons_by_api.rst")
+
+
+def inputs_key(*paths: Path) -> str:
+    """The one key: uv.lock's hash, and the bytes of every file under
+    ``paths`` (generated folders and caches left out)."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    from pbe.rerun import environment_key
+
+    digest = hashlib.sha256(environment_key(ROOT).encode())
+    for path in map(Path, paths):
+        files = sorted(path.rglob("*")) if path.is_dir() else [path]
+        for f in files:
+            parts = f.relative_to(path).parts if path.is_dir() else ()
+            if not f.is_file() or "__pycache__" in parts:
+                continue
+            if path == ROOT / "docs" and any(
+                Path(*parts[:1]).match(g) for g in GENERATED
+            ):
+                continue
+            digest.update(f"{f}\0".encode() + f.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _record(nodeid: str) -> Path:
+    return PASSED / re.sub(r"[^\w.-]+", "-", nodeid)
+
+
+def passed_before(config, nodeid: str, key: str) -> bool:
+    record = _record(nodeid)
+    return (
+        config.getoption("--lessons") == "new"
+        and record.is_file()
+        and record.read_text() == key
+    )
+
+
+def record_pass(nodeid: str, key: str) -> None:
+    PASSED.mkdir(parents=True, exist_ok=True)
+    _record(nodeid).write_text(key)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "inputs(*paths): skip if passed before with the same uv.lock and "
+        "the same files under paths (conftest.py)",
+    )
+
+
+_KEY = pytest.StashKey[str]()
+
+
+def _marked_key(item) -> str | None:
+    marker = item.get_closest_marker("inputs")
+    return inputs_key(*marker.args) if marker else None
+
+
+def pytest_runtest_setup(item):
+    """Before any fixture is set up: skip what passed on these inputs."""
+    key = _marked_key(item)
+    if key is not None:
+        item.stash[_KEY] = key
+        if passed_before(item.config, item.nodeid, key):
+            pytest.skip("passed before with this uv.lock and these inputs")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    key = item.stash.get(_KEY, None)
+    if key is not None and call.when == "call" and report.passed:
+        record_pass(item.nodeid, key)
+    return report
+
+
 def pytest_addoption(parser):
     parser.addoption(
-        "--rerun-lessons",
-        action="store_true",
-        help="run every lesson's downloads, even those recorded as passed",
+        "--lessons",
+        choices=["new", "all", "changed"],
+        default=os.environ.get("PBE_LESSONS") or "new",
+        help="which lessons' downloads run: new (not passed before with "
+        "this uv.lock and file), all, or changed (against --base)",
     )
+    parser.addoption(
+        "--base",
+        default=os.environ.get("PBE_BASE") or "origin/main",
+        help="git ref that --lessons=changed compares with",
+    )
+
+
+def _git(root: Path, *args: str) -> list[str] | None:
+    proc = subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True
+    )
+    return proc.stdout.splitlines() if proc.returncode == 0 else None
+
+
+def changed_files(base: str, root: Path = ROOT) -> list[str] | None:
+    """Paths changed since ``base``'s merge base; None if it is unknown."""
+    committed = _git(root, "diff", "--name-only", f"{base}...HEAD")
+    if committed is None:
+        return None
+    uncommitted = _git(root, "diff", "--name-only", "HEAD") or []
+    untracked = _git(root, "ls-files", "--others", "--exclude-standard")
+    return committed + uncommitted + (untracked or [])
+
+
+def lessons_to_run(base: str, root: Path = ROOT) -> set[str] | None:
+    """Ids of the lessons changed against ``base``; None means all."""
+    changed = changed_files(base, root)
+    if changed is None or any(p.startswith(SHARED) for p in changed):
+        return None
+    return {
+        lesson_id(root / p)
+        for p in changed
+        if p.startswith("gallery/") and p.endswith(".py")
+    }
+
+
+_SECONDS: collections.Counter = collections.Counter()
+
+
+def pytest_runtest_logreport(report):
+    _SECONDS[report.nodeid.split("::")[0]] += report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _SECONDS:
+        return
+    terminalreporter.section("seconds per test file")
+    for name, seconds in _SECONDS.most_common():
+        terminalreporter.write_line(f"{seconds:8.1f}  {name}")
+    terminalreporter.write_line(f"{sum(_SECONDS.values()):8.1f}  in all")
 
 
 def lesson_id(path: Path) -> str:
@@ -89,6 +258,7 @@ def make_project(tmp: Path, lessons: dict[str, str]) -> Path:
     )
     shutil.copytree(ROOT / "tools", tmp / "tools")
     shutil.copy(ROOT / "pyproject.toml", tmp)
+    shutil.copy(ROOT / "uv.lock", tmp)  # the lessons' environment key
     gallery = tmp / "gallery"
     gallery.mkdir()
     shutil.copy(ROOT / "gallery" / "GALLERY_HEADER.rst", gallery)

@@ -5,15 +5,17 @@ See tests/exercise_mistakes.py for the format.
 
 MISTAKES = {
     ('basics/01_tensors', 'check_exercise_1'): [
-        ('((3, 4), (2, 1, 2), (4, 6))', 't[:, 0, 1:3] does not'),
-        ('((3, 4), (2,), (4, 6))', 't[:, 0, 1:3] does not'),
-        ('((1, 3, 4), (2, 2), (4, 6))', 't[1] does not'),
-        ('((3, 4), (2, 2), (6, 4))', 't.view(4, -1) does not'),
-        ('((3, 4), (2, 2), (4, 6, 1))', 't.view(4, -1) does not'),
-        ('((3, 4), (2, 2))', 'three shapes'),
-        ('("3, 4", "2, 2", "4, 6")', 'tuple of whole numbers'),
-        ('(12, 4, 24)', 'tuple of whole numbers'),
-        ('((3.0, 4.0), (2, 2), (4, 6))', 'whole numbers'),
+        ('((3, 4), (2, 1, 2), (4, 6), (3, 4))', 't[:, 0, 1:3] does not'),
+        ('((3, 4), (2,), (4, 6), (3, 4))', 't[:, 0, 1:3] does not'),
+        ('((1, 3, 4), (2, 2), (4, 6), (3, 4))', 't[1] does not'),
+        ('((3, 4), (2, 2), (6, 4), (3, 4))', 't.view(4, -1) does not'),
+        ('((3, 4), (2, 2), (4, 6, 1), (3, 4))', 't.view(4, -1) does not'),
+        ('((3, 4), (2, 2), (4, 6), (3, 1))', 't[0, :, :1] - t[1, 0] does'),
+        ('((3, 4), (2, 2), (4, 6), (4, 3))', 't[0, :, :1] - t[1, 0] does'),
+        ('((3, 4), (2, 2), (4, 6))', 'four shapes'),
+        ('("3, 4", "2, 2", "4, 6", "3, 4")', 'tuple of whole numbers'),
+        ('(12, 4, 24, 12)', 'tuple of whole numbers'),
+        ('((3.0, 4.0), (2, 2), (4, 6), (3, 4))', 'whole numbers'),
     ],
     ('basics/01_tensors', 'check_exercise_2'): [
         ('lambda x: x.clamp(min=0)', 'unchanged'),
@@ -21,6 +23,9 @@ MISTAKES = {
         ('lambda x: torch.relu(x)', 'unchanged'),
         ('lambda x: x.clamp_(max=0)', 'not negative changed'),
         ('lambda x: x.abs_()', 'did not become 0'),
+        ('def answer(x):\n    x[x < -1e-6] = 0\n    return x',
+         'did not become 0'),
+        ('lambda x: x.clamp_(min=0, max=3)', 'not negative changed'),
         ('def answer(x):\n    x[x < 0] = 0', 'return x itself'),
         ('def answer(x):\n    flat = x.reshape(-1)\n    flat[flat < 0] = 0\n'
          '    return x', 'copy'),
@@ -69,6 +74,8 @@ MISTAKES = {
         ('def answer(w, x, y):\n    y -= x @ w\n'
          '    return np.sum(y**2), -2 * x.T @ y', 'changed y'),
         ('lambda w, x, y: 2 * x.T @ (x @ w - y)', 'two things'),
+        ('lambda w, x, y: (np.sum((x @ w - y) ** 2), '
+         '(2 * x.T @ (x @ w - y)).tolist())', 'NumPy array'),
         ('lambda w, x, y: (2 * x.T @ (x @ w - y), np.sum((x @ w - y) ** 2))',
          'loss (one number) first'),
         ('lambda w, x, y: (np.sum((x @ w - y) ** 2), '
@@ -85,7 +92,9 @@ MISTAKES = {
          ' / (2 * eps) for e in np.eye(w.size).reshape(-1, *w.shape)])',
          'expected shape'),
         ('lambda f, w, eps: (f(w + eps) - f(w - eps)) / (2 * eps)',
-         'expected shape'),
+         'NumPy array'),
+        ('lambda f, w, eps: [(f(w + eps * e) - f(w - eps * e)) / (2 * eps)'
+         ' for e in np.eye(w.size).reshape(-1, *w.shape)]', 'NumPy array'),
         ('def answer(f, w, eps):\n    grad = np.zeros_like(w)\n'
          '    for i in np.ndindex(w.shape):\n        w[i] += eps\n'
          '        up = f(w)\n        w[i] -= 2 * eps\n'
@@ -133,6 +142,8 @@ MISTAKES = {
         ('lambda array, device: torch.from_numpy(array).to(device)'
          '.contiguous()', 'shares its memory'),
         ('lambda array, device: array.copy()', 'expected a tensor'),
+        ('lambda array, device: torch.tensor(array, device=device, '
+         'requires_grad=True)', 'requires gradients'),
     ],
     ('basics/03_tensor_backprop', 'check_exercise_2'): [
         ('lambda x, y, w1, w2: (x.T @ ((2 * ((x @ w1).clamp(min=0) @ w2 - y))'
@@ -235,8 +246,9 @@ MISTAKES = {
 
 VARIANTS: dict[tuple[str, str], list[str]] = {
     ('basics/01_tensors', 'check_exercise_1'): [
-        '[[3, 4], [2, 2], [4, 6]]',
-        '(torch.Size([3, 4]), torch.Size([2, 2]), torch.Size([4, 6]))',
+        '[[3, 4], [2, 2], [4, 6], [3, 4]]',
+        '(torch.Size([3, 4]), torch.Size([2, 2]), torch.Size([4, 6]), '
+        'torch.Size([3, 4]))',
     ],
     ('basics/01_tensors', 'check_exercise_2'): [
         'lambda x: x.clamp_(min=0)',
@@ -291,6 +303,7 @@ VARIANTS: dict[tuple[str, str], list[str]] = {
         'def answer(f, x):\n    t = x.clone().requires_grad_()\n'
         '    f(t).backward(torch.ones_like(t))\n    return t.grad',
         'lambda f, x: torch.func.vmap(torch.func.grad(f))(x)',
+        'lambda f, x: torch.autograd.functional.jacobian(f, x).diagonal()',
     ],
     ('basics/04_autograd', 'check_exercise_3'): [
         'def answer(w, x, y, lr):\n    (x @ w - y).pow(2).sum().backward()\n'

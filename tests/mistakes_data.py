@@ -46,6 +46,7 @@ MISTAKES = {
         ("(7, 2)", "three whole numbers"),
         ("'7, 2, 6'", "three whole numbers"),
         ("(7, '2', 6)", "three whole numbers"),
+        ("(7, 2, [6])", "three whole numbers"),
     ],
     ("data/01_datasets_dataloaders", "check_exercise_2"): [
         # the method's name misspelt: Dataset's own __getitem__ raises
@@ -82,6 +83,14 @@ MISTAKES = {
                 ";x = torch.tensor([float(i)]);return x, x**2"
             ),
             "IndexError",
+        ),
+        # StopIteration instead of IndexError
+        (
+            _squares(
+                "if i >= self.n: raise StopIteration"
+                ";x = torch.tensor([float(i)]);return x, x**2"
+            ),
+            "raise IndexError",
         ),
         # __len__ hard-coded to the visible example's 10
         (_squares(_OK, length="10"), "samples"),
@@ -199,10 +208,30 @@ MISTAKES = {
             "    return total / len(loader.dataset)\n",
             "require gradients",
         ),
+        # divided by batches times batch_size
+        (
+            _loss(
+                "total += loss.item() * len(xb)"
+                "; result = total / (len(loader) * loader.batch_size)"
+            ),
+            "len(loader.dataset)",
+        ),
         # the first batch only
         (
             _loss("result = loss.item(); break"),
             "first batch",
+        ),
+        # grad mode switched off for good, not inside a with block
+        (
+            "def answer(model, loader, loss_fn):\n"
+            "    was = model.training\n"
+            "    model.eval()\n"
+            "    torch.set_grad_enabled(False)\n"
+            "    total = sum(loss_fn(model(xb), yb).item() * len(xb)"
+            " for xb, yb in loader)\n"
+            "    model.train(was)\n"
+            "    return total / len(loader.dataset)\n",
+            "left off",
         ),
         # nn.MSELoss() hard-coded instead of loss_fn
         (
@@ -220,7 +249,11 @@ MISTAKES = {
 }
 
 VARIANTS: dict[tuple[str, str], list[str]] = {
-    ("data/01_datasets_dataloaders", "check_exercise_1"): ["[7, 2, 6]"],
+    ("data/01_datasets_dataloaders", "check_exercise_1"): [
+        "[7, 2, 6]",
+        "(np.int64(7), 2.0, torch.tensor(6))",
+        "(math.ceil(50 / 8), 50 % 8, 50 // 8)",
+    ],
     ("data/01_datasets_dataloaders", "check_exercise_2"): [
         _squares(
             "if not 0 <= i < len(self): raise IndexError(i)"

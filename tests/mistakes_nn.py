@@ -400,53 +400,150 @@ MISTAKES = {
         ("(3, 12)", "strike out the frozen ones"),
     ],
     ("nn/05_classic_cnn", "check_exercise_1"): [
-        ("lambda n, k, p, s: (n + 2 * p - k) // s", None),
-        ("lambda n, k, p, s: (n + p - k) // s + 1", None),
-        ("lambda n, k, p, s: (n + 2 * p - k) / s + 1", None),
-        ("lambda n, k, p, s: (n + 2 * p - k + 1) // s", None),
+        ("lambda n, k, p, s: (n + 2 * p - k) // s", "+ 1 is missing"),
+        ("lambda n, k, p, s: (n + p - k) // s + 1", "both sides"),
+        ("lambda n, k, p, s: (n + 2 * p - k) / s + 1", "Python int"),
+        ("lambda n, k, p, s: (n + 2 * p - k + 1) // s", "returned"),
+        ("lambda n, k, p, s: n + 2 * p - k + 1", "stride divides"),
+        ("lambda n, k, p, s: -(-(n + 2 * p - k) // s) + 1", "rounds up"),
+        ("lambda n, k, p, s: round((n + 2 * p - k) / s) + 1", "rounds up"),
+        (
+            "lambda n, k, p, s: torch.tensor((n + 2 * p - k) // s + 1)",
+            "Python int",
+        ),
+        ("lambda n, k, p, s: (n - k) // s + 1", "returned"),
+        ("lambda n, k, p, s: conv_out_size(n, k, p)", "failed with"),
     ],
     ("nn/05_classic_cnn", "check_exercise_2"): [
-        ("400", None),
-        ("16 * 7 * 7", None),
-        ("4 * 4", None),
-        ("16 * 5 * 5 - 4", None),
+        ("400", "32x32"),
+        ("16 * 7 * 7", "shrinks the side, by 4"),
+        ("16 * 8 * 8", "second pooling"),
+        ("4 * 4", "times the 16 channels"),
+        ("6 * 4 * 4", "16 output channels"),
+        ("16 * 3 * 3", "not 5"),
+        ('"256"', "expected a number"),
+        ("16 * 5 * 5 - 4", "work out the side"),
     ],
     ("nn/05_classic_cnn", "check_exercise_3"): [
-        ("(432, 49152)", None),
-        ("(160, 49168)", None),
-        ("(448, 3088)", None),
+        ("(432, 49152)", "also has a bias"),
+        ("(160, 49168)", "all 3 input channels"),
+        ("(448, 3088)", "its weight is (16, 3 * 32 * 32)"),
+        ("(49168, 448)", "comes first"),
+        ("(448, 49152)", "bias too"),
+        ("(14400, 49168)", "do not depend on the image size"),
+        ('("448", "49168")', "whole numbers"),
+        ("448", "pair"),
     ],
     ("nn/07_cifar10_classifier", "check_exercise_1"): [
         (
             "lambda logits, labels: (logits.argmax(dim=1) == labels).sum().item()",
-            None,
+            "count",
         ),
         (
             "lambda logits, labels: (logits.max(dim=1).values == labels).float().mean().item()",
-            None,
+            "highest score",
         ),
         (
             "lambda logits, labels: (logits.argmax(dim=1) == labels).float().mean()",
-            None,
+            ".item()",
         ),
         (
             "lambda logits, labels: (logits.argmax(dim=1) == labels).sum().item() / logits.shape[1]",
-            None,
+            "number of classes",
+        ),
+        (
+            "lambda logits, labels: (logits.argmax(dim=0) == labels).float().mean().item()",
+            "failed with RuntimeError",
+        ),
+        (
+            "lambda logits, labels: 100 * (logits.argmax(dim=1) == labels).float().mean().item()",
+            "percentage",
+        ),
+        ("lambda logits, labels: 0.6", "highest score"),
+        (
+            "lambda logits, labels: int((logits.argmax(dim=1) == labels).all())",
+            "Python float",
+        ),
+        (
+            "lambda logits, labels: (logits.argmin(dim=1) == labels).float().mean().item()",
+            "highest score",
         ),
     ],
     ("nn/07_cifar10_classifier", "check_exercise_2"): [
-        ("lambda model, images: model(images).argmax(dim=1)", None),
-        ("lambda model, images: (model.eval(), model(images))[1]", None),
         (
-            "lambda model, images: (model.eval(), model(images).argmax(dim=0))[1]",
-            None,
+            "lambda model, images: model(images).argmax(dim=1)",
+            "recorded gradients",
+        ),
+        (
+            "lambda model, images: (model.eval(), model(images).argmax(dim=1))[1]",
+            "recorded gradients",
+        ),
+        (
+            "lambda model, images: (model.eval(), model.requires_grad_(False), model(images).argmax(dim=1))[2]",
+            "requires_grad_(False)",
+        ),
+        (
+            "def answer(model, images):\n"
+            "    model.eval()\n"
+            "    with torch.no_grad():\n"
+            "        return model(images).argmax(dim=1)",
+            "as you found it",
+        ),
+        (
+            "def answer(model, images):\n"
+            "    model.eval()\n"
+            "    with torch.no_grad():\n"
+            "        out = model(images).argmax(dim=1)\n"
+            "    model.train()\n"
+            "    return out",
+            "as you found it",
+        ),
+        (
+            "def answer(model, images):\n"
+            "    with torch.no_grad():\n"
+            "        return model(images).argmax(dim=1)",
+            "training mode",
+        ),
+        (
+            "def answer(model, images):\n"
+            "    mode = model.training\n"
+            "    model.eval()\n"
+            "    with torch.no_grad():\n"
+            "        out = model(images).argmax(dim=0)\n"
+            "    model.train(mode)\n"
+            "    return out",
+            "expected shape (11,)",
+        ),
+        (
+            "def answer(model, images):\n"
+            "    mode = model.training\n"
+            "    model.eval()\n"
+            "    with torch.no_grad():\n"
+            "        out = model(images).softmax(dim=1).max(dim=1).values\n"
+            "    model.train(mode)\n"
+            "    return out",
+            "int64",
+        ),
+        (
+            "def answer(model, images):\n"
+            "    mode = model.training\n"
+            "    model.eval()\n"
+            "    with torch.no_grad():\n"
+            "        out = model(images).argmax(dim=1).int()\n"
+            "    model.train(mode)\n"
+            "    return out",
+            "int64",
         ),
     ],
     ("nn/07_cifar10_classifier", "check_exercise_3"): [
-        ("4608", None),
-        ("4704", None),
-        ("4640", None),
-        ("4736", None),
+        ("4608", "scale and a shift per"),
+        ("4640", "two numbers per"),
+        ("4736", "buffers"),
+        ("4704", "no bias"),
+        ("1600", "3 x 3"),
+        ("352", "all 16 input channels"),
+        ('"4672"', "whole number"),
+        ("4673", "does not hold 4673"),
     ],
 }
 
@@ -520,4 +617,127 @@ VARIANTS: dict[tuple[str, str], list[str]] = {
         + FWD,
     ],
     ("nn/03_custom_module", "check_exercise_3"): ["[3, 14]"],
+    ("nn/05_classic_cnn", "check_exercise_1"): [
+        "lambda n, k, p, s: int((n + 2 * p - k) // s) + 1",
+        "lambda n, k, p, s: len(range(0, n + 2 * p - k + 1, s))",
+    ],
+    ("nn/05_classic_cnn", "check_exercise_2"): ["256", "16 * 4 * 4"],
+    ("nn/05_classic_cnn", "check_exercise_3"): ["[448, 49168]"],
+    ("nn/07_cifar10_classifier", "check_exercise_1"): [
+        "lambda logits, labels: (torch.max(logits, 1)[1] == labels).sum().item() / len(labels)",
+        "lambda logits, labels: float((logits.softmax(dim=1).argmax(dim=1) == labels).double().mean())",
+    ],
+    ("nn/07_cifar10_classifier", "check_exercise_2"): [
+        "def answer(model, images):\n"
+        "    mode = model.training\n"
+        "    model.eval()\n"
+        "    with torch.inference_mode():\n"
+        "        out = model(images).argmax(dim=1)\n"
+        "    model.train(mode)\n"
+        "    return out",
+        "def answer(model, images):\n"
+        "    mode = model.training\n"
+        "    try:\n"
+        "        model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            _, classes = torch.max(model(images), 1)\n"
+        "        return classes\n"
+        "    finally:\n"
+        "        model.train(mode)",
+    ],
+    ("nn/07_cifar10_classifier", "check_exercise_3"): [
+        "32 * 16 * 3 * 3 + 2 * 32",
+        "4672.0",
+    ],
+}
+
+
+# nn/09 and nn/10 (watching and debugging a training run)
+_KEEP = "for n, p in model.named_parameters() if p.grad is not None"
+_CLIP = "torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)"
+_TOTAL = "torch.nn.utils.get_total_norm([p.grad for p in model.parameters()])"
+_STEP = "lambda model, optimizer, loss, max_norm: "
+_TO = ".to(layer.weight.device, layer.weight.dtype)"
+MISTAKES |= {
+    ("nn/09_watching_a_training_run", "check_exercise_1"): [
+        (f"lambda model: {{n: p.grad.pow(2).sum().item() {_KEEP}}}", "squared norm"),
+        (f"lambda model: {{n: p.norm().item() {_KEEP}}}", "norm of the weights"),
+        (f"lambda model: {{n: p.grad.abs().max().item() {_KEEP}}}", "largest entry"),
+        (f"lambda model: {{n: p.grad.abs().sum().item() {_KEEP}}}", "L1 norm"),
+        ("lambda model: {n: (p.grad.norm().item() if p.grad is not None else 0.0) for n, p in model.named_parameters()}", "frozen"),
+        ("lambda model: {i: p.grad.norm().item() for i, p in enumerate(model.parameters()) if p.grad is not None}", "expected the keys"),
+        ("lambda model: [p.grad.norm().item() for p in model.parameters() if p.grad is not None]", "a dict"),
+        (f"lambda model: {{n: p.grad.pow_(2).sum().sqrt().item() {_KEEP}}}", "changed"),
+        (f"lambda model: ({{n: p.grad.norm().item() {_KEEP}}}, model.zero_grad())[0]", "changed"),
+        (f"lambda model: (model.train(), {{n: p.grad.norm().item() {_KEEP}}})[1]", "mode"),
+        (f"lambda model: {{n: torch.nn.utils.get_total_norm([q.grad for q in model.parameters() if q.grad is not None]).item() {_KEEP}}}", "gradient norm of"),
+    ],
+    ("nn/09_watching_a_training_run", "check_exercise_2"): [
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), optimizer.step(), {_TOTAL})[3]", "unclipped"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), optimizer.step(), {_CLIP})[3]", "unclipped"),
+        (f"{_STEP}(loss.backward(), {_CLIP}, optimizer.step())[1]", "zero_grad"),
+        (f"{_STEP}((n := {_CLIP}), optimizer.zero_grad(), loss.backward(), optimizer.step(), n)[4]", "unclipped"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), {_CLIP})[2]", "did not move"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), [torch.nn.utils.clip_grad_norm_([p], max_norm) for p in model.parameters()], optimizer.step())[2]", "on its own"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), torch.nn.utils.clip_grad_value_(model.parameters(), max_norm), optimizer.step())[3]", "each value"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), (n := {_TOTAL}), [p.grad.mul_(max_norm / n) for p in model.parameters()], optimizer.step(), n)[5]", "below max_norm"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), {_CLIP}, optimizer.step(), {_TOTAL})[4]", "after clipping"),
+        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), {_CLIP}, optimizer.step())[3]", "return the norm"),
+        (f"{_STEP}(model.eval(), optimizer.zero_grad(), loss.backward(), {_CLIP}, optimizer.step())[3]", "mode"),
+    ],
+    ("nn/10_debugging_a_training_run", "check_exercise_1"): [
+        (f"lambda x, layer: x.view(x.shape[0], -1){_TO}", "view"),
+        (f"lambda x, layer: x.flatten(){_TO}", "expected shape"),
+        (f"lambda x, layer: x.flatten(0, 1){_TO}", "expected shape"),
+        ("lambda x, layer: x.flatten(1).float()", "dtype"),
+        ("lambda x, layer: x.flatten(1).to(layer.weight.dtype)", "the layer on meta"),
+        ("lambda x, layer: x.flatten(1).to('cpu', layer.weight.dtype)", "the layer on meta"),
+        ("lambda x, layer: x.flatten(1).to(layer.weight.device)", "dtype"),
+        ("lambda x, layer: x.reshape(-1, layer.in_features).double()", "dtype"),
+        (f"lambda x, layer: x.flatten(1){_TO} / 255", "scaled"),
+        (f"lambda x, layer: x.permute(0, 2, 3, 1).flatten(1){_TO}", "order"),
+        (f"lambda x, layer: layer(x.flatten(1){_TO})", "output"),
+    ],
+    ("nn/10_debugging_a_training_run", "check_exercise_2"): [
+        ("((6, 300), (300, 5))", "what the layer expects"),
+        ("((180, 10), (5, 300))", "transposed"),
+        ("((18, 10), (300, 5))", "last dimension"),
+        ("((6, 3), (300, 5))", "last dimension"),
+        ("((60, 30), (300, 5))", "last dimension"),
+        ("((10, 180), (300, 5))", "last dimension"),
+        ("(180, 10)", "two (rows, cols) pairs"),
+        ("((6, 3, 10, 10), (300, 5))", "two (rows, cols) pairs"),
+    ],
+}
+VARIANTS |= {
+    ("nn/09_watching_a_training_run", "check_exercise_1"): [
+        f"lambda model: {{n: p.grad.norm() {_KEEP}}}",
+        f"lambda model: {{n: torch.linalg.vector_norm(p.grad).item() {_KEEP}}}",
+        f"lambda model: {{n: math.sqrt((p.grad.float() ** 2).sum()) {_KEEP}}}",
+    ],
+    ("nn/09_watching_a_training_run", "check_exercise_2"): [
+        "def answer(model, optimizer, loss, max_norm):\n"
+        "    model.zero_grad()\n"
+        "    loss.backward()\n"
+        f"    total = {_TOTAL}\n"
+        "    torch.nn.utils.clip_grads_with_norm_(model.parameters(), max_norm, total)\n"
+        "    optimizer.step()\n"
+        "    return total.item()",
+        "def answer(model, optimizer, loss, max_norm):\n"
+        "    optimizer.zero_grad(set_to_none=False)\n"
+        "    loss.backward()\n"
+        "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm, foreach=False)\n"
+        "    optimizer.step()\n"
+        "    return norm",
+    ],
+    ("nn/10_debugging_a_training_run", "check_exercise_1"): [
+        "lambda x, layer: x.reshape(len(x), -1).to(device=layer.weight.device, dtype=layer.weight.dtype)",
+        "lambda x, layer: torch.flatten(x, start_dim=1).type(layer.weight.dtype).to(layer.weight.device)",
+        "lambda x, layer: x.contiguous().view(x.size(0), -1).to(layer.weight)",
+    ],
+    ("nn/10_debugging_a_training_run", "check_exercise_2"): [
+        "[[180, 10], [300, 5]]",
+        "(torch.Size([180, 10]), torch.Size([300, 5]))",
+        "((6 * 3 * 10, 10), (300, 5))",
+    ],
 }

@@ -9,7 +9,19 @@ import json
 import subprocess
 import sys
 
-from conftest import make_project
+import pytest
+from conftest import ROOT, make_project
+
+# Skipped when it passed before with this uv.lock and these inputs (the
+# machinery the tiny projects copy): conftest.py.
+pytestmark = pytest.mark.inputs(
+    ROOT / "docs",
+    ROOT / "tools",
+    ROOT / "pyproject.toml",
+    ROOT / "gallery" / "GALLERY_HEADER.rst",
+    ROOT / "tests" / "conftest.py",
+    __file__,
+)
 
 LESSON = '''"""
 Lesson {n}
@@ -83,34 +95,53 @@ def test_warning_fails_the_build_unless_the_lesson_catches_it(tmp_path):
     assert "warned UserWarning: careful" in page
 
 
-def test_new_installed_versions_rerun_every_lesson(tmp_path):
+BRANCHES = LESSON.replace(
+    "assert {n} > 0\n",
+    "assert {n} > 0\nif {n} > 1:  # lesson 2 takes it, lesson 1 does not\n"
+    "    assert {n} > 1\n",
+)
+
+
+def test_stamp_counts_checks_in_branches_and_a_new_lock_reruns(tmp_path):
+    """The stamp tells apart the checks in branches a run may skip; a new
+    uv.lock runs every lesson again, and nothing else does."""
     project = make_project(
         tmp_path,
         {
-            "basics/01_one.py": LESSON.format(n=1),
-            "nn/01_two.py": LESSON.format(n=2),
+            "basics/01_one.py": BRANCHES.format(n=1),
+            "nn/01_two.py": BRANCHES.format(n=2),
         },
     )
     build(project)
-    record = project / "docs" / "lessons" / "pbe-versions.json"
-    versions = json.loads(record.read_text())
-    assert versions["torch"] and versions["sphinx-gallery"] == "0.22.1"
+    lessons = project / "docs" / "lessons"
 
     def stamps():
         return {
-            p.name: p.stat().st_mtime_ns
-            for p in (project / "docs" / "lessons").glob("*/*.verified.json")
+            p.name: json.loads(p.read_text())
+            for p in lessons.glob("*/*.verified.json")
         }
 
     first = stamps()
-    assert len(first) == 2
+    one = first["01_one.verified.json"]
+    assert (one["checks"], one["checks_in_branches"]) == (2, 1)
+    assert one["seconds"] >= 0
+    page = (
+        project / "html" / "lessons" / "basics" / "01_one.html"
+    ).read_text()
+    assert (
+        "every check that ran passed (2 checks, 1 of them in branches not "
+        "every run takes)" in page
+    )
     build(project)  # nothing changed: nothing runs
     assert stamps() == first
-    versions["torch"] = "1.0.0"  # as if the pages came from another torch
-    record.write_text(json.dumps(versions))
+    lock = project / "uv.lock"
+    lock.write_text(lock.read_text() + "\n# another lock\n")
     build(project)
-    assert all(stamps()[name] > first[name] for name in first), "not re-run"
-    assert json.loads(record.read_text())["torch"] != "1.0.0"
+    again = stamps()
+    assert all(
+        again[name]["environment"] != first[name]["environment"]
+        for name in first
+    ), "not run again"
 
 
 def test_path_naming_a_missing_lesson_fails_the_build(tmp_path):

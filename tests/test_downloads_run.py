@@ -1,118 +1,175 @@
-"""Each lesson's downloads run as-is: the ``.py`` as a script, the
-``.ipynb`` top to bottom in a fresh Jupyter kernel.
+"""What the build offers for download runs as a learner runs it.
 
+* Every lesson's notebook (``.ipynb``), top to bottom in a fresh Jupyter
+  kernel: the artifact learners run, and the one that lacks the hidden
+  blocks, so it proves the page's code stands without them.
+* The ``.py`` download as a process, only for the lessons that start
+  processes (``# sphinx_gallery_parallel = False``: DataLoader workers,
+  HOGWILD, DDP), where the real launcher and an ``if __name__ ==
+  "__main__"`` guard matter; for the others the build already ran the same
+  code in a clean module.
+
+So each lesson executes at most twice per run (the build, the notebook).
 Both run in an empty temporary folder with nothing of this project
-importable, with warnings as errors where a reader would see them. A pass is
-recorded in ``build/lesson-runs.json`` under a key made of the file, every
-installed distribution's version and this test file; a later run with the
-same key skips it, so a no-change ``nox -s tests`` re-runs nothing. Lessons
-that start processes always run (their behaviour depends on the machine).
-Delete the record, or pass ``--rerun-lessons``, to run everything.
+importable. The script runs with the build's warning filters (warnings are
+errors, as in ``pbe.torch_state``), so no test scans output for "Warning".
+
+Time limits come from the lesson's own build time (its stamp): three times
+its seconds plus a minute, per script and per notebook cell; never one flat
+limit that a slow lesson or a loaded machine breaks.
+
+Which lessons run: ``--lessons`` (conftest.py). A pass is recorded under
+the one key (``uv.lock``'s hash and the hash of the file that ran), so a
+no-change ``nox -s tests`` runs nothing again.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
+import math
 import os
 import shutil
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import LESSONS, ROOT, downloads, lesson_id
+from conftest import (
+    LESSONS,
+    ROOT,
+    downloads,
+    inputs_key,
+    lesson_id,
+    lessons_to_run,
+    passed_before,
+    record_pass,
+)
 from nbclient import NotebookClient
 
-RECORD = ROOT / "build" / "lesson-runs.json"
-ALWAYS = "# sphinx_gallery_parallel = False"  # lessons that start processes
+STARTS_PROCESSES = "# sphinx_gallery_parallel = False"
+PROCESS_LESSONS = [p for p in LESSONS if STARTS_PROCESSES in p.read_text()]
+# The build's filters (pbe.torch_state.warnings_are_errors) on a command
+# line: every warning is an error, except the deprecations Python hides by
+# default; a DeprecationWarning from the script itself is an error too.
+WARNINGS_ARE_ERRORS = [
+    "-W",
+    "error",
+    "-W",
+    "ignore::DeprecationWarning",
+    "-W",
+    "ignore::PendingDeprecationWarning",
+    "-W",
+    "ignore::ImportWarning",
+    "-W",
+    "ignore::ResourceWarning",
+    "-W",
+    "error::DeprecationWarning:__main__",  # the last -W wins
+]
 
 
-def _environment() -> str:
-    dists = sorted(f"{d.name}=={d.version}" for d in metadata.distributions())
-    text = "\n".join([sys.version, *dists, Path(__file__).read_text()])
-    return hashlib.md5(text.encode()).hexdigest()
+def limit_seconds(lesson: Path) -> int:
+    """Three times the lesson's build seconds, plus a minute."""
+    stamp = (
+        ROOT
+        / "docs"
+        / "lessons"
+        / lesson.parent.name
+        / f"{lesson.stem}.verified.json"
+    )
+    if not stamp.is_file():
+        pytest.fail(f"{lesson_id(lesson)}: no stamp, the build did not run it")
+    return math.ceil(3 * json.loads(stamp.read_text())["seconds"] + 60)
 
 
-ENVIRONMENT = _environment()
+@pytest.fixture(scope="session")
+def selection(request):
+    mode = request.config.getoption("--lessons")
+    if mode != "changed":
+        return mode, None
+    return mode, lessons_to_run(request.config.getoption("--base"))
 
 
 @pytest.fixture
-def record(request, lesson):
-    """Skip a run that already passed; record this one if it passes."""
-    rerun = request.config.getoption("--rerun-lessons")
-    runs = json.loads(RECORD.read_text()) if RECORD.is_file() else {}
+def run_once(request, selection, lesson):
+    """Skip a lesson that is not selected, or whose file passed before."""
+    mode, chosen = selection
+    if chosen is not None and lesson_id(lesson) not in chosen:
+        pytest.skip("unchanged against the base branch")
 
-    def check(kind: str, path: Path):
-        key = hashlib.md5(path.read_bytes()).hexdigest() + ENVIRONMENT
-        name = f"{kind} {lesson_id(lesson)}"
-        if (
-            not rerun
-            and runs.get(name) == key
-            and ALWAYS not in lesson.read_text()
-        ):
-            pytest.skip("passed before with this file and these versions")
-        return lambda: _write(name, key)
+    def check(path: Path):
+        key, node = inputs_key(path), request.node.nodeid
+        if passed_before(request.config, node, key):
+            pytest.skip("passed before with this uv.lock and this file")
+        return lambda: record_pass(node, key)
 
     return check
 
 
-def _write(name: str, key: str) -> None:
-    runs = json.loads(RECORD.read_text()) if RECORD.is_file() else {}
-    runs[name] = key
-    RECORD.parent.mkdir(exist_ok=True)
-    RECORD.write_text(json.dumps(runs, indent=1, sort_keys=True) + "\n")
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
-def test_downloaded_script_runs(site, lesson, tmp_path, record):
+@pytest.mark.parametrize("lesson", PROCESS_LESSONS, ids=lesson_id)
+def test_downloaded_script_runs(site, lesson, tmp_path, run_once):
     script = downloads(site, lesson)[".py"]
-    passed = record("script", script)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["MPLBACKEND"] = "agg"
+    passed = run_once(script)
+    limit = limit_seconds(lesson)
     proc = subprocess.run(
         [
             sys.executable,
-            "-W",
-            "error::DeprecationWarning:__main__",
+            *WARNINGS_ARE_ERRORS,
             shutil.copy(script, tmp_path),
         ],
         cwd=tmp_path,
-        env=env,
+        env=_clean_env() | {"MPLBACKEND": "agg"},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=limit,
     )
     assert proc.returncode == 0, f"{lesson.name}:\n{proc.stderr[-3000:]}"
     assert proc.stdout.strip(), f"{lesson.name} printed nothing"
-    assert "Warning" not in proc.stderr, proc.stderr[-3000:]
     passed()
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
-def test_downloaded_notebook_runs(site, lesson, tmp_path, monkeypatch, record):
+def test_downloaded_notebook_runs(site, lesson, tmp_path, run_once):
     notebook = downloads(site, lesson)[".ipynb"]
-    passed = record("notebook", notebook)
+    passed = run_once(notebook)
     nb = nbformat.read(shutil.copy(notebook, tmp_path), as_version=4)
-    monkeypatch.delenv("PYTHONPATH", raising=False)
-    monkeypatch.setenv(
-        "MPLBACKEND", "module://matplotlib_inline.backend_inline"
-    )
     client = NotebookClient(
         nb,
-        timeout=600,
+        timeout=limit_seconds(lesson),  # per cell
         kernel_name="python3",
         resources={"metadata": {"path": str(tmp_path)}},
     )
-    client.execute()  # raises CellExecutionError, with the traceback
-    stderr = "".join(
-        o.get("text", "")
-        for c in nb.cells
-        if c.cell_type == "code"
-        for o in c.outputs
-        if o.output_type == "stream" and o.name == "stderr"
-    )
-    assert "Warning" not in stderr and "Traceback" not in stderr, stderr
+    env = _clean_env() | {
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline"
+    }
+    client.execute(env=env)  # raises CellExecutionError, with the traceback
     passed()
+
+
+def test_a_pull_request_runs_the_lessons_it_changed(tmp_path):
+    """--lessons=changed: the lessons changed against the base; all of them
+    when shared code changed or there is no base to compare with."""
+
+    def git(*args):
+        subprocess.run(
+            ["git", *args], cwd=tmp_path, check=True, capture_output=True
+        )
+
+    git("init", "-q", "-b", "main")
+    (tmp_path / "gallery" / "nn").mkdir(parents=True)
+    (tmp_path / "docs").mkdir()
+    for name in ("gallery/nn/01_a.py", "gallery/nn/02_b.py", "docs/conf.py"):
+        (tmp_path / name).write_text("print(1)\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    git("checkout", "-qb", "change")
+    assert lessons_to_run("main", tmp_path) == set()
+    (tmp_path / "gallery/nn/02_b.py").write_text("print(2)\n")
+    assert lessons_to_run("main", tmp_path) == {"nn/02_b"}
+    (tmp_path / "docs/conf.py").write_text("x = 2\n")
+    assert lessons_to_run("main", tmp_path) is None  # shared code: all
+    assert lessons_to_run("no-such-base", tmp_path) is None

@@ -1,20 +1,22 @@
 """Measure how long the site takes to build, and where the time goes.
 
-    python tools/benchmark.py [--out build/benchmark.json] [--jobs 2]
+    python tools/benchmark.py [--out build/benchmark.json] [--edits]
+                              [--parallel N]
 
 Works on a temporary copy of the project (the working tree is never touched)
 and times, each with ``sphinx-build -W --keep-going``:
 
-1. a full clean build (every lesson executed, serially);
-2. a rebuild with nothing changed;
-3. a rebuild after editing one lesson's prose;
-4. a rebuild after editing the same lesson's code;
-5. a full clean build with ``-j N``: sphinx-gallery's ``parallel`` execution
-   (conf.py sets it to follow ``-j``) and Sphinx's parallel read and write.
+1. one full clean build (every lesson executed, serially): minutes;
+2. a rebuild with nothing changed (no lesson runs);
+3. with ``--edits``: a rebuild after editing one quick lesson's prose, then
+   its code (only that lesson runs);
+4. with ``--parallel N``: a second clean build with ``-j N`` (sphinx-gallery's
+   ``parallel`` execution); it costs as much as the first, so it is opt-in.
 
-Per-lesson seconds come from the build's own timing data (sphinx-gallery's
-JUnit file).  Prints a table and writes it as JSON.  ``nox -s benchmark``
-runs it.  Numbers are reported, never asserted.
+Per-lesson seconds come from the clean build's own timing data
+(sphinx-gallery's JUnit file); their sum is the lesson execution, the rest
+of the clean build is Sphinx.  Prints a table and writes it as JSON.
+``nox -s benchmark`` runs it.  Numbers are reported, never asserted.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ def fresh_copy(tmp: Path, name: str) -> Path:
             ignore=shutil.ignore_patterns("lessons", "sg_*", "__pycache__"),
         )
     shutil.copy(ROOT / "pyproject.toml", project)
+    shutil.copy(ROOT / "uv.lock", project)  # the lessons' environment key
     return project
 
 
@@ -91,33 +94,44 @@ def main() -> None:
         "--out", type=Path, default=ROOT / "build" / "benchmark.json"
     )
     parser.add_argument(
-        "--jobs", type=int, default=2, help="workers for the parallel build"
+        "--edits",
+        action="store_true",
+        help="also time a one-lesson prose edit and code edit",
+    )
+    parser.add_argument(
+        "--parallel",
+        type=int,
+        metavar="N",
+        help="also time a second clean build with -j N",
     )
     args = parser.parse_args()
 
     rows: dict[str, float | None] = {}
+    per_lesson_parallel: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         project = fresh_copy(Path(tmp), "serial")
         html = project / "build" / "html"
         rows["full clean build (serial)"] = build(project, html)
         per_lesson = lesson_times(html)
+        rows["  of which lesson execution"] = sum(per_lesson.values())
         rows["no-change rebuild"] = build(project, html)
-        lesson = project / EDITED
-        lesson.write_text(
-            lesson.read_text() + "\n# %%\n# One more sentence of prose.\n"
-        )
-        rows[f"prose edit of {Path(EDITED).name}"] = build(project, html)
-        lesson.write_text(
-            lesson.read_text() + "print('one more line of code')\n"
-        )
-        rows[f"code edit of {Path(EDITED).name}"] = build(project, html)
-
-        project = fresh_copy(Path(tmp), "parallel")
-        html = project / "build" / "html"
-        rows[f"full clean build (-j {args.jobs})"] = build(
-            project, html, "-j", str(args.jobs)
-        )
-        per_lesson_parallel = lesson_times(html)
+        if args.edits:
+            lesson = project / EDITED
+            lesson.write_text(
+                lesson.read_text() + "\n# %%\n# One more sentence of prose.\n"
+            )
+            rows[f"prose edit of {Path(EDITED).name}"] = build(project, html)
+            lesson.write_text(
+                lesson.read_text() + "print('one more line of code')\n"
+            )
+            rows[f"code edit of {Path(EDITED).name}"] = build(project, html)
+        if args.parallel:
+            project = fresh_copy(Path(tmp), "parallel")
+            html = project / "build" / "html"
+            rows[f"full clean build (-j {args.parallel})"] = build(
+                project, html, "-j", str(args.parallel)
+            )
+            per_lesson_parallel = lesson_times(html)
 
     report = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
@@ -127,7 +141,7 @@ def main() -> None:
             "/".join(Path(EDITED).parts[-2:])
         ),
         "lesson_seconds_serial": per_lesson,
-        f"lesson_seconds_j{args.jobs}": per_lesson_parallel,
+        "lesson_seconds_parallel": per_lesson_parallel,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
@@ -139,11 +153,11 @@ def main() -> None:
     print(f"\n{'build':<{width}}{'seconds':>9}")
     for name, seconds in rows.items():
         print(f"{name:<{width}}{cell(seconds):>9}")
-    print(f"\n{'lesson':<{width}}{'serial':>9}{f'-j {args.jobs}':>9}")
-    for name in sorted(per_lesson.keys() | per_lesson_parallel.keys()):
-        print(
-            f"{name:<{width}}{cell(per_lesson.get(name)):>9}{cell(per_lesson_parallel.get(name)):>9}"
-        )
+    print(f"\n{'lesson':<{width}}{'serial':>9}{'-j N':>9}")
+    for name in sorted(per_lesson, key=per_lesson.get, reverse=True):
+        serial = cell(per_lesson.get(name))
+        parallel = cell(per_lesson_parallel.get(name)) if args.parallel else ""
+        print(f"{name:<{width}}{serial:>9}{parallel:>9}")
     print(f"\nwritten to {args.out}")
     if None in rows.values():
         sys.exit("a build failed: see its log above")

@@ -209,9 +209,10 @@ assert losses[-1] < 0.9 * losses[0]
 #
 # Going deeper
 # ------------
-# Optional on a first read: whether autocast is faster here, then three
-# CUDA-only tools. Without a CUDA GPU those cells print "skipped"; the text
-# after each says what a reader on a CUDA GPU will see, and why.
+# Optional on a first read: whether autocast is faster here, clipping and
+# checkpoints with a scaler, then three CUDA-only tools. Without a CUDA GPU
+# those cells print "skipped"; the text after each says what a reader on a
+# CUDA GPU will see, and why.
 #
 # Is autocast faster?
 # ~~~~~~~~~~~~~~~~~~~
@@ -239,6 +240,42 @@ else:
 # by default for matrix products. Once you use that setting, reading the
 # older ``torch.backends.cuda.matmul.allow_tf32`` flag raises an error that
 # says you mixed the two ways, so use only the new one.
+#
+# Clipping and checkpoints with a ``GradScaler``
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Between ``scaler.scale(loss).backward()`` and ``scaler.step(opt)`` the
+# gradients are multiplied by the scaler's scale. Clipping them to a norm
+# needs their true size, so call ``scaler.unscale_(opt)`` first; ``step``
+# then knows they are unscaled and does not divide again. A checkpoint
+# saves ``scaler.state_dict()`` beside the model's and the optimizer's, so
+# that a resumed run keeps the scale it had found. To show it on every
+# machine, this scaler is enabled on the CPU, with a scale of 1024:
+torch.manual_seed(0)  # the same network whatever ran before
+net = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
+net_opt = torch.optim.SGD(net.parameters(), lr=0.1)
+scaler16 = torch.amp.GradScaler("cpu", init_scale=1024.0)
+x_cpu, y_cpu = xb.cpu(), yb.cpu()
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    loss = F.cross_entropy(net(x_cpu), y_cpu)
+net_opt.zero_grad()
+scaler16.scale(loss).backward()
+scaled = torch.stack([p.grad.norm() for p in net.parameters()]).norm()
+scaler16.unscale_(net_opt)  # the true gradients, before clipping
+norm = nn.utils.clip_grad_norm_(net.parameters(), max_norm=1.0)
+scaler16.step(net_opt)
+scaler16.update()
+print(f"gradient norm: {scaled:.1f} scaled, {norm:.3f} after unscale_")
+checkpoint = {"model": net.state_dict(), "opt": net_opt.state_dict()}
+checkpoint["scaler"] = scaler16.state_dict()
+print(f"saved scale: {checkpoint['scaler']['scale']}")
+# sphinx_gallery_start_ignore
+torch.testing.assert_close(scaled / norm, torch.tensor(1024.0))
+# sphinx_gallery_end_ignore
+
+# %%
+# Before ``unscale_`` the norm was 1024 times too large; clipping it at 1.0
+# would have shrunk every step about a thousandfold. The scale goes into the
+# checkpoint; ``GradScaler.load_state_dict`` restores it.
 #
 # Watching the queue (CUDA only)
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

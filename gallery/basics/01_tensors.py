@@ -44,8 +44,7 @@ steps = torch.arange(0, 10, 2)
 points = torch.linspace(0, 1, 5)
 typed = torch.tensor([[1, 2], [3, 4]])
 print(f"zeros:\n{zeros}\nones:\n{ones}\neye(3):\n{identity}")
-print(f"arange(0, 10, 2): {steps.tolist()}")
-print(f"linspace(0, 1, 5): {points.tolist()}")
+print(f"arange: {steps.tolist()}, linspace: {points.tolist()}")
 print(f"{typed}, dtype {typed.dtype}")
 # sphinx_gallery_start_ignore
 assert zeros.sum() == 0 and ones.sum() == 6 and identity.trace() == 3
@@ -80,9 +79,9 @@ assert g.numel() == rows * cols
 # -------------------------------
 # An addition can be written as an operator, ``a + b``, or as a function,
 # ``torch.add(a, b)``; ``torch.equal`` tells whether two tensors hold
-# exactly the same values. A method whose name ends
-# in ``_`` changes its tensor *in place* and returns it: the values change, and
-# the memory usually stays. ``data_ptr()`` gives the memory address of a
+# exactly the same values. A method whose name ends in ``_`` changes its
+# tensor *in place* and returns it: the values change, and the memory
+# usually stays. ``data_ptr()`` gives the memory address of a
 # tensor's first element, so for a tensor that stays alive, an unchanged
 # address means the same memory; ``clone()`` copies a tensor into new memory.
 a = torch.rand(2, 3)
@@ -228,9 +227,8 @@ assert torch.equal(chw[1], photo[:, :, 1])
 # pitfall.
 pairs = [((3, 4), (4,)), ((3, 4), (3, 1)), ((3, 1), (1, 4)), ((4,), (4, 1))]
 for left, right in pairs:
-    print(
-        f"{left} with {right} -> {tuple(torch.broadcast_shapes(left, right))}"
-    )
+    result = tuple(torch.broadcast_shapes(left, right))
+    print(f"{left} with {right} -> {result}")
 try:
     torch.ones(3, 4) + torch.ones(3)
 except RuntimeError as err:
@@ -243,14 +241,14 @@ assert torch.broadcast_shapes((4,), (4, 1)) == (4, 4)
 # sphinx_gallery_end_ignore
 
 # %%
-# ``(3, 4)`` with ``(3,)`` fails: lined up from the right, 4 meets 3. To
-# add one number per *row*, give it the shape ``(3, 1)``: a reduction with
-# ``keepdim=True`` keeps the reduced dimension with length 1, so
-# subtracting each row's mean is one line. The last row of the table is the
-# classic pitfall: a column of 4 predictions ``(4, 1)`` minus 4 targets
-# ``(4,)`` gives a ``(4, 4)`` table of every prediction minus every target,
-# without an error, and its mean is not the error you meant. Make the
-# shapes agree first, with ``squeeze(1)`` or ``unsqueeze(1)``.
+# ``(3, 4)`` with ``(3,)`` fails: lined up from the right, 4 meets 3. To add
+# one number per *row*, give it the shape ``(3, 1)``. ``mean(dim=1)`` averages
+# along dimension 1, giving one mean per row, and ``keepdim=True`` keeps that
+# dimension, with length 1, so subtracting each row's mean is one line. The
+# last row of the table is the classic pitfall: a column of 4 predictions ``(4,
+# 1)`` minus 4 targets ``(4,)`` gives a ``(4, 4)`` table of every prediction
+# minus every target, without an error, and its mean is not the error you
+# meant. Make the shapes agree first, with ``squeeze(1)`` or ``unsqueeze(1)``.
 rows = torch.tensor([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
 print(rows - rows.mean(dim=1, keepdim=True))  # (2, 3) - (2, 1)
 prediction = torch.tensor([[1.0], [2.0], [3.0], [4.0]])  # (4, 1)
@@ -606,10 +604,15 @@ assert "deprecated" in str(caught[0].message)
 #   ``torch.arange``, ``torch.rand``, ``torch.tensor`` and friends make one.
 # - Methods ending in ``_`` change a tensor in place; slices and ``view``
 #   share memory with the original, masks and lists of indices copy.
-# - ``view`` needs compatible strides; ``reshape`` copies when it must.
+# - ``view`` needs compatible strides; ``reshape`` copies when it must;
+#   ``unsqueeze``, ``squeeze`` and ``permute`` add, remove and reorder
+#   dimensions.
+# - Broadcasting lines shapes up from the right and stretches length-1
+#   dimensions: check your shapes, since ``(n, 1)`` with ``(n,)`` silently
+#   gives ``(n, n)``.
 # - ``numpy()`` and ``torch.from_numpy`` share memory on the CPU;
-#   ``torch.tensor`` copies.
-# - Pick the device once and move tensors with ``.to(device)``.
+#   ``torch.tensor`` copies. Pick the device once and move tensors with
+#   ``.to(device)``.
 #
 # Next, :ref:`sphx_glr_lessons_basics_02_numpy_warmup.py` fits a small
 # network with NumPy alone.
@@ -622,24 +625,30 @@ assert "deprecated" in str(caught[0].message)
 # check: run it after your attempt and it says whether you are right.
 # Solutions are at the end.
 #
-# **Exercise 1: predict three shapes.** Let
+# **Exercise 1: predict four shapes.** Let
 # ``t = torch.arange(24).reshape(2, 3, 4)``. Without running anything, work
-# out the shapes of ``t[1]``, ``t[:, 0, 1:3]`` and ``t.view(4, -1)``, and
-# write them as a tuple of three tuples, such as ``((1, 2), (3,), (4, 5))``.
-# If the check disagrees, print the shapes to see why.
+# out the shapes of ``t[1]``, ``t[:, 0, 1:3]``, ``t.view(4, -1)`` and
+# ``t[0, :, :1] - t[1, 0]``, and write them as a tuple of four tuples, such
+# as ``((1, 2), (3,), (4, 5), (6, 7))``. If the check disagrees, print the
+# shapes to see why.
 
 
 def check_exercise_1(answer):
     """Exercise 1's check: run it on your answer."""
     if answer is ...:
-        print("Exercise 1 not attempted yet: replace ... with three shapes")
+        print("Exercise 1 not attempted yet: replace ... with four shapes")
         return
     t = torch.arange(24).reshape(2, 3, 4)
-    names = ["t[1]", "t[:, 0, 1:3]", "t.view(4, -1)"]
-    shapes = [t[1].shape, t[:, 0, 1:3].shape, t.view(4, -1).shape]
-    if not isinstance(answer, (tuple, list)) or len(answer) != 3:
+    names = ["t[1]", "t[:, 0, 1:3]", "t.view(4, -1)", "t[0, :, :1] - t[1, 0]"]
+    shapes = [
+        t[1].shape,
+        t[:, 0, 1:3].shape,
+        t.view(4, -1).shape,
+        (t[0, :, :1] - t[1, 0]).shape,
+    ]
+    if not isinstance(answer, (tuple, list)) or len(answer) != 4:
         raise AssertionError(
-            f"answer with a tuple of three shapes, not {answer!r}"
+            f"answer with a tuple of four shapes, not {answer!r}"
         )
     for name, shape, guess in zip(names, shapes, answer):
         if not isinstance(guess, (tuple, list)) or not all(
@@ -661,7 +670,7 @@ def check_exercise_1(answer):
 # Your attempt at exercise 1, then its check:
 
 
-answer_1 = ...  # ((...), (...), (...))
+answer_1 = ...  # ((...), (...), (...), (...))
 check_exercise_1(answer_1)
 
 # %%
@@ -679,6 +688,10 @@ def check_exercise_2(fn):
     cases = [
         ("a 2-D float32 tensor", torch.randn(3, 4, generator=gen)),
         ("a 1-D float64 tensor", torch.randn(7, generator=gen).double()),
+        (
+            "a tensor with tiny and large entries",
+            torch.tensor([[-1e-30, 2.5e6, 0.0], [3.5, -7.0, -0.25]]),
+        ),
         ("a 3-D tensor", torch.randn(2, 3, 2, generator=gen)),
         ("a transpose m.T, which is not contiguous", m[0].T),
         ("a slice m[1:, ::2]", m[1][1:, ::2]),
@@ -708,7 +721,7 @@ def check_exercise_2(fn):
                 + (
                     " (reshape, flatten and contiguous make a copy when the "
                     "strides need one)"
-                    if i >= 3
+                    if i >= 4
                     else ""
                 )
             )
@@ -810,10 +823,11 @@ check_exercise_3(to_numpy_copy)
 
 # %%
 
-# Solution 1: predict three shapes
+# Solution 1: predict four shapes
 # An integer index removes its dimension; a slice keeps it, however short;
-# view(4, -1) puts the 24 elements in 4 rows of 24 / 4 = 6.
-answer_1 = ((3, 4), (2, 2), (4, 6))
+# view(4, -1) puts the 24 elements in 4 rows of 24 / 4 = 6; (3, 1) minus
+# (4,) broadcasts: lined up from the right, (3, 1) with (1, 4) gives (3, 4).
+answer_1 = ((3, 4), (2, 2), (4, 6), (3, 4))
 check_exercise_1(answer_1)
 
 # %%

@@ -263,7 +263,11 @@ def check_exercise_1(fn):
             raise AssertionError(
                 "return the loss (one number) first, then the array d_w"
             )
-        loss, d_w = float(loss), np.asarray(d_w)
+        if not isinstance(d_w, np.ndarray):
+            raise AssertionError(
+                f"d_w is a {type(d_w).__name__}: return a NumPy array"
+            )
+        loss = float(loss)
 
         def total(v):  # the loss at weights v
             return np.sum((x @ v - y) ** 2)
@@ -349,14 +353,17 @@ def check_exercise_2(fn):
             raise AssertionError(
                 f"on {name}, numeric_grad left w changed: put each entry back"
             )
-        if np.shape(grad) != shape:
+        if not isinstance(grad, np.ndarray):
+            raise AssertionError(
+                f"numeric_grad returned a {type(grad).__name__}: return a "
+                "NumPy array"
+            )
+        if grad.shape != shape:
             raise AssertionError(
                 f"on {name}, expected shape {shape}, got {np.shape(grad)}"
             )
-        if np.asarray(grad).dtype != np.float64:
-            raise AssertionError(
-                f"the result is {np.asarray(grad).dtype}: keep float64"
-            )
+        if grad.dtype != np.float64:
+            raise AssertionError(f"the result is {grad.dtype}: keep float64")
         exact = 3 * w**2
         exact.flat[1] += w.flat[-1]
         exact.flat[-1] += w.flat[1]

@@ -305,6 +305,11 @@ def check_exercise_1(fn):
                 f"for {name} expected {want} of shape {array.shape}, got "
                 f"{w.dtype} of shape {tuple(w.shape)}: keep the array's"
             )
+        if w.requires_grad:
+            raise AssertionError(
+                "the tensor requires gradients, so it cannot be updated in "
+                "place outside torch.no_grad(): return a plain tensor"
+            )
         if device == "meta":
             continue
         if not np.array_equal(w.numpy(), before):

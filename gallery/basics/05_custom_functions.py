@@ -2,9 +2,10 @@
 Custom autograd Functions
 =========================
 
-Every operation autograd knows is a pair of functions: a forward that maps
-input tensors to outputs, and a backward that maps the gradient of the
-outputs to the gradient of the inputs. This lesson writes such a pair
+Autograd's basic operations are each a pair of functions: a forward that
+maps input tensors to outputs, and a backward that maps the gradient of the
+outputs to the gradient of the inputs (other operations are built from
+these and differentiated through them). This lesson writes such a pair
 ourselves with ``torch.autograd.Function``, a ReLU, checks its backward with
 ``gradcheck`` and trains the two-layer network with it.
 
@@ -42,7 +43,9 @@ if device.type == "mps" or (
 # A ReLU with a hand-written backward
 # -----------------------------------
 # A custom operation is a subclass of ``torch.autograd.Function`` with two
-# static methods. ``forward(ctx, ...)`` computes the result and may stash
+# static methods. Both receive ``ctx``, a fresh object autograd makes for
+# each call so that the two methods can share what they need.
+# ``forward(ctx, ...)`` computes the result and may stash
 # what the backward will need on ``ctx``: tensors through
 # ``ctx.save_for_backward`` (so autograd can check they were not modified in
 # place), anything else as plain attributes. ``backward(ctx, grad_output)``
@@ -73,6 +76,7 @@ print(f"out = {out.tolist()}, grad_fn = {out.grad_fn.name()}")
 print(f"z.grad = {z.grad.tolist()}")
 # sphinx_gallery_start_ignore
 assert out.grad_fn.name() == "MyReLUBackward"
+assert torch.square(z).grad_fn.name() == "PowBackward0"  # built from pow
 torch.testing.assert_close(
     z.grad, torch.tensor([0.0, 0.0, 30.0, 40.0], device=device)
 )
@@ -102,8 +106,10 @@ print(f"h.grad_fn is now {h.grad_fn.name()}")
 # The error describes the saved tensor by its type and shape, and by the
 # operation that last wrote it: ``Add``, the in-place ``add_``, which
 # became ``h``'s ``grad_fn`` (``h`` was made by a multiplication). It says
-# the tensor is at version 1 where version 0 was expected: every tensor
-# carries a *version counter*, and the in-place ``add_`` raised it.
+# the tensor is at version 1 where version 0 was expected: every tensor made
+# outside inference mode carries a *version counter* (see "Inference
+# tensors" in :ref:`sphx_glr_lessons_basics_04_autograd.py`), and the
+# in-place ``add_`` raised it.
 #
 # Checking a backward with ``gradcheck``
 # --------------------------------------
@@ -232,11 +238,14 @@ plt.show()
 # ``torch.autograd.Function`` when the backward you would write is *better*
 # than the one autograd derives (more stable, or keeping fewer tensors
 # alive), or when it is deliberately not the true derivative, such as a
-# straight-through estimator, which ``gradcheck`` would rightly reject.
+# straight-through estimator (a backward that passes the gradient straight
+# through an operation such as rounding, whose true derivative is zero
+# almost everywhere), which ``gradcheck`` would rightly reject.
 # When the forward calls code that autograd cannot see into (NumPy, or your
 # own C++ or CUDA kernel), PyTorch's custom-operator guide recommends a
 # *custom operator* instead, ``torch.library.custom_op`` with
-# ``register_autograd``, which also works with ``torch.compile``.
+# ``register_autograd``, which also works with ``torch.compile`` (the
+# compiler, met in :ref:`sphx_glr_lessons_advanced_06_graphs_today.py`).
 # Otherwise write the operation with existing tensor operations, or use a
 # built-in, and let autograd differentiate it; to inspect or change
 # gradients of existing operations, use hooks

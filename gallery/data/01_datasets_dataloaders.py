@@ -45,8 +45,8 @@ print(f"Running on: {device.type}")
 # NumPy arrays (the dtype of the weights). Behind each sample sit 10 hidden
 # random factors. Each feature is a random mix of them plus noise (the mix
 # is divided by the square root of 10, so that its spread is about 1, like
-# the noise's); each target is ``tanh`` of another mix, so it lies between
-# -1 and 1.
+# the noise's); each target is ``tanh`` of another mix (``teacher``), so it
+# lies between -1 and 1.
 # A network can only learn the targets by finding the factors in the noise.
 import numpy as np
 
@@ -158,14 +158,16 @@ assert set(train_set.indices).isdisjoint(val_set.indices)
 # The network of :ref:`sphx_glr_lessons_nn_01_nn_package.py`, trained with
 # mini-batches: an outer loop over epochs, an inner loop over the shuffled
 # training loader. After each epoch, ``model.eval()`` and one pass over
-# each split under :func:`torch.no_grad` measure the mean loss. On a CUDA
-# GPU, ``pin_memory=True`` makes the loader put batches in page-locked
-# ("pinned") memory; from there a ``non_blocking=True`` copy returns at
-# once, so the CPU can get the next batch ready while the copy runs (the
-# copy still takes its turn on the GPU, as
-# :ref:`sphx_glr_lessons_advanced_02_devices.py` explains). We ask for it
-# only there. ``weight_decay`` pulls every weight slightly towards zero at
-# each step, a common guard against overfitting.
+# each split under :func:`torch.no_grad` measure the mean loss.
+# ``weight_decay`` pulls every weight slightly towards zero at each step, a
+# common guard against overfitting.
+#
+# Two options help only when batches are copied to a GPU; this page asks for
+# them on a CUDA GPU. ``pin_memory=True`` makes the loader put batches in
+# page-locked ("pinned") memory, and from there a ``non_blocking=True`` copy
+# returns at once, so the CPU can get the next batch ready while the copy runs
+# (the copy still takes its turn on the GPU, as
+# :ref:`sphx_glr_lessons_advanced_02_devices.py` explains).
 from torch import nn
 
 model = nn.Sequential(nn.Linear(D_in, H), nn.ReLU(), nn.Linear(H, D_out))
@@ -611,26 +613,31 @@ def check_exercise_1(answer):
             f"answer with three whole numbers in a tuple, such as (5, 3, 4),"
             f" not {answer!r}"
         )
+    numbers = []
     for guess in answer:
-        if isinstance(guess, bool) or not isinstance(guess, (int, float)):
+        try:
+            if isinstance(guess, (str, bytes, bool)):
+                raise TypeError
+            numbers.append(float(guess))
+        except (TypeError, ValueError, RuntimeError):
             raise AssertionError(
                 f"answer with three whole numbers, not {guess!r}"
-            )
+            ) from None
     dataset = torch.utils.data.TensorDataset(torch.arange(50))
     sizes = [len(b) for (b,) in torch.utils.data.DataLoader(dataset, 8)]
     short = torch.utils.data.DataLoader(dataset, 8, drop_last=True)
     batches, last, kept = answer
-    if batches != len(sizes):
+    if numbers[0] != len(sizes):
         raise AssertionError(
             f"the number of batches is not {batches}: the loader yields "
             "full batches of 8, then one more for the samples left over"
         )
-    if last != sizes[-1]:
+    if numbers[1] != sizes[-1]:
         raise AssertionError(
             f"the last batch's size is not {last}: it holds the samples "
             "left after the full batches of 8"
         )
-    if kept != len(short):
+    if numbers[2] != len(short):
         raise AssertionError(
             f"the number of batches with drop_last=True is not {kept}: "
             "drop_last drops only the short last batch"
@@ -682,7 +689,10 @@ def check_exercise_2(fn):
         return
     for method, value in [("__len__", length), ("__getitem__", sample)]:
         if value is ...:
-            raise AssertionError(f"{method} still returns ...: write it")
+            raise AssertionError(
+                f"{method} still returns ... (the starter's placeholder): "
+                "write it, and keep n in __init__"
+            )
     for n in [10, 7, 13]:
         dataset = fn(n)
         length = dataset.__len__()
@@ -727,6 +737,11 @@ def check_exercise_2(fn):
         dataset[13]
     except IndexError:
         pass
+    except Exception as err:
+        raise AssertionError(
+            f"Squares(13)[13] raised {type(err).__name__}: raise IndexError, "
+            "the error that ends a for loop over the dataset"
+        ) from err
     else:
         raise AssertionError(
             "Squares(13)[13] should raise IndexError (an index past the "
@@ -792,11 +807,14 @@ def check_exercise_3(fn):
         (10, 4, torch.nn.MSELoss(), True),
         (11, 3, torch.nn.L1Loss(), False),
     ]:
-        torch.manual_seed(n)
-        model = torch.nn.Sequential(
-            torch.nn.Linear(3, 8), torch.nn.Dropout(0.5), torch.nn.Linear(8, 1)
-        )
-        x = torch.randn(n, 3)
+        with torch.random.fork_rng(devices=[]):  # the page's seed untouched
+            torch.manual_seed(n)
+            model = torch.nn.Sequential(
+                torch.nn.Linear(3, 8),
+                torch.nn.Dropout(0.5),
+                torch.nn.Linear(8, 1),
+            )
+            x = torch.randn(n, 3)
         y = x.sum(dim=1, keepdim=True)
         data = torch.utils.data.TensorDataset(x, y)
         loader = torch.utils.data.DataLoader(data, batch_size=size)
@@ -826,6 +844,12 @@ def check_exercise_3(fn):
             raise AssertionError(
                 "the model ran in training mode (dropout on): call "
                 "model.eval() before the loop"
+            )
+        if not torch.is_grad_enabled():
+            torch.set_grad_enabled(True)  # undo it, for the rest of the page
+            raise AssertionError(
+                "gradient recording was left off after the call: use "
+                "with torch.no_grad(): so that it is switched back on"
             )
         if model.training != mode:
             was = "training" if mode else "evaluation"
@@ -862,6 +886,9 @@ def check_exercise_3(fn):
             f"only {sizes[-1]}, use len(xb)": sum(means) * size / n,
             "that is the loss of the first batch only: loop over every "
             "batch": means[0],
+            "that divides by len(loader) * batch_size, which counts the "
+            "short last batch as full: divide by the number of samples, "
+            "len(loader.dataset)": weighted / (len(means) * size),
         }
         if not math.isclose(result, expected, rel_tol=1e-5):
             for message, value in wrong.items():

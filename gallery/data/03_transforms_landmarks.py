@@ -308,13 +308,20 @@ assert torch.equal(
 # %%
 # Do the landmarks land on their pixels?
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# The pixels can tell us. We add five channels to the image, one per
-# tracked landmark on the face's middle line (nose and lips), each black
-# except for one white pixel under its landmark. Transforms treat these
-# channels like colours, so they move the white dots exactly as they move
-# the photo. After a transform, the brightness-weighted centre of each
-# channel is where the pixel went, and the transformed landmark should be
-# there too; ``gap`` measures the largest distance between the two.
+# First the correction on the smallest case: a row of 2 pixels resized to
+# 4 (``s = 2``). Pixel ``x`` covers the stretch from ``x`` to ``x + 1``, so
+# pixel 1 has its centre at 1.5, and the resize stretches that to 3.0. In
+# the new row, position ``j`` has its centre at ``j + 0.5``, so 3.0 is
+# position 2.5: pixel 1 moves to 2.5, while ``x * s`` says 2, half a pixel
+# short, ``0.5 * (s - 1)``.
+#
+# On the photos, the pixels themselves can tell us. We add five channels to the
+# image, one per tracked landmark on the face's middle line (nose and lips),
+# each black except for one white pixel under its landmark. Transforms treat
+# these channels like colours, so they move the white dots exactly as they move
+# the photo. After a transform, the brightness-weighted centre of each channel
+# is where the pixel went, and the transformed landmark should be there too;
+# ``gap`` measures the largest distance between the two.
 TRACKED = torch.tensor([27, 30, 33, 51, 57])
 
 

@@ -58,7 +58,6 @@ def fetch_cifar10():
         allow_updates=False,  # a copy with another hash stops the lesson
     )
     if (jpeg_copy.abspath / "cifar10-jpeg.zip").is_file():
-        pooch.get_logger().setLevel("WARNING")  # no paths in the output
         unzip = pooch.Unzip(extract_dir=cache / "cifar10-jpeg-data04")
         jpeg_copy.fetch("cifar10-jpeg.zip", processor=unzip)
         return cache / "cifar10-jpeg-data04"

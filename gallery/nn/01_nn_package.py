@@ -45,7 +45,9 @@ y = torch.randn(N, D_out).to(device)
 # A *module* is an object that holds state (usually learnable weights) and
 # knows how to turn inputs into outputs. ``nn.Linear(D_in, H)`` stores a
 # weight of shape ``(H, D_in)`` and a bias of shape ``(H,)`` and computes
-# ``x @ weight.T + bias``; ``nn.ReLU`` has no state at all.
+# ``x @ weight.T + bias`` (a Keras ``Dense`` kernel is the transpose,
+# ``(in, out)``). It needs both sizes; ``nn.LazyLinear(H)`` would infer
+# ``in_features`` from its first input. ``nn.ReLU`` has no state at all.
 # ``nn.Sequential`` is itself a module: it feeds its input through its
 # children in the order given. ``.to(device)`` moves every weight inside
 # the model in one call. You run a module by calling it: ``model(x)`` runs
@@ -66,6 +68,7 @@ print(f"output shape: {tuple(y_pred.shape)}, largest gap to hand: {gap:.1e}")
 # sphinx_gallery_start_ignore
 torch.testing.assert_close(y_pred, by_hand)
 assert model.to(device) is model
+assert nn.LazyLinear(3)(torch.ones(2, 5)).shape == (2, 3)
 assert x.to(torch.float64) is not x and x.dtype == torch.float32
 # sphinx_gallery_end_ignore
 

@@ -394,25 +394,59 @@ torch.testing.assert_close(  # an int64 target is promoted
 def check_exercise_1(fn):
     """Exercise 1's check: run it on your attempt."""
     cases = [(32, 5, 0, 1), (32, 5, 2, 1), (32, 5, 0, 2), (28, 3, 1, 2)]
-    cases += [(7, 3, 0, 3), (10, 4, 1, 3), (14, 2, 0, 2)]
+    cases += [(7, 3, 0, 3), (10, 4, 1, 3), (14, 2, 0, 2), (9, 2, 1, 4)]
+    sizes = []
     for n, k, p, s in cases:
         image, kernel = torch.zeros(1, 1, n, n), torch.zeros(1, 1, k, k)
-        size = torch.nn.functional.conv2d(image, kernel, padding=p, stride=s)
+        out = torch.nn.functional.conv2d(image, kernel, padding=p, stride=s)
+        sizes.append(out.shape[-1])
+    outs = []
+    for n, k, p, s in cases:
         try:
-            out = fn(n, k, p, s)
-        except NotImplementedError:
+            outs.append(fn(n, k, p, s))
+        except Exception as err:
+            raise AssertionError(
+                f"conv_out_size({n}, {k}, {p}, {s}) failed with "
+                f"{type(err).__name__}: {err}"
+            ) from err
+        if outs[-1] is ...:
             print("Exercise 1 not attempted yet: write conv_out_size's body")
             return
-        if not isinstance(out, int):
+    for (n, k, p, s), out in zip(cases, outs):
+        if isinstance(out, bool) or not isinstance(out, int):
             raise AssertionError(
                 f"conv_out_size({n}, {k}, {p}, {s}) returned {out!r}, not a "
-                "whole number (an int): // divides and rounds down"
+                "Python int: // divides and rounds down"
             )
-        if out != size.shape[-1]:
+    rules = {
+        "the + 1 is missing: a kernel that fits once gives one output": (
+            lambda n, k, p, s: (n + 2 * p - k) // s
+        ),
+        "padding adds p on both sides: n + 2 * p": (
+            lambda n, k, p, s: (n + p - k) // s + 1
+        ),
+        "the stride divides the room the kernel has to move": (
+            lambda n, k, p, s: n + 2 * p - k + 1
+        ),
+    }
+    if outs != sizes:
+        for hint, rule in rules.items():
+            if outs == [rule(*case) for case in cases]:
+                raise AssertionError(f"not quite: {hint}")
+        wrong = [i for i, (a, b) in enumerate(zip(outs, sizes)) if a != b]
+        if all(
+            outs[i] > sizes[i] and (n + 2 * p - k) % s
+            for i, (n, k, p, s) in ((i, cases[i]) for i in wrong)
+        ):
             raise AssertionError(
-                f"conv_out_size({n}, {k}, {p}, {s}) returned {out}, but "
-                f"the convolution gives {size.shape[-1]}"
+                "that rounds up where the kernel does not fit evenly, but a "
+                "last window that does not fit is dropped: round down (//)"
             )
+        i = wrong[0]
+        raise AssertionError(
+            f"conv_out_size{cases[i]} returned {outs[i]}, but the "
+            f"convolution gives {sizes[i]}"
+        )
     print("Exercise 1: correct")
 
 
@@ -421,7 +455,7 @@ def check_exercise_1(fn):
 
 
 def conv_out_size(n, k, p, s):
-    raise NotImplementedError  # replace this line with your code
+    return ...  # replace ... with your code
 
 
 check_exercise_1(conv_out_size)
@@ -441,8 +475,20 @@ def check_exercise_2(answer):
     x = torch.zeros(1, 1, 28, 28)
     x = torch.nn.functional.max_pool2d(torch.nn.Conv2d(1, 6, 5)(x), 2)
     x = torch.nn.functional.max_pool2d(torch.nn.Conv2d(6, 16, 5)(x), 2)
-    if answer == 400:
-        raise AssertionError("400 is right for 32x32 images, not 28x28")
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)):
+        raise AssertionError(f"expected a number, got {answer!r}")
+    hints = {
+        400: "400 is right for 32x32 images, not 28x28",
+        16 * 7 * 7: "each 5x5 convolution without padding also shrinks the "
+        "side, by 4",
+        16 * 8 * 8: "the second pooling halves the side too",
+        4 * 4: "that is one channel's numbers: times the 16 channels",
+        6 * 4 * 4: "the second convolution has 16 output channels",
+        16 * 3 * 3: "a 5x5 convolution without padding shrinks the side "
+        "by 4 (k - 1), not 5",
+    }
+    if answer in hints:
+        raise AssertionError(f"not {answer}: {hints[answer]}")
     if answer != x[0].numel():
         raise AssertionError(
             f"fc1 would not get {answer} numbers per image: work out the "
@@ -471,16 +517,39 @@ def check_exercise_3(answer):
     if answer is ...:
         print("Exercise 3 not attempted yet: replace ... with your pair")
         return
-    layers = [torch.nn.Conv2d(3, 16, 3), torch.nn.Linear(3 * 32 * 32, 16)]
-    counts = [sum(p.numel() for p in layer.parameters()) for layer in layers]
+    conv, linear = torch.nn.Conv2d(3, 16, 3), torch.nn.Linear(3 * 32 * 32, 16)
+    counts = [sum(p.numel() for p in m.parameters()) for m in (conv, linear)]
     if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        raise AssertionError("answer with a pair: (convolution, linear)")
-    for name, guess, count in zip(["Conv2d", "Linear"], answer, counts):
-        if guess != count:
-            raise AssertionError(
-                f"the {name} does not hold {guess} numbers: count its "
-                "weight's shape and its bias"
-            )
+        raise AssertionError(
+            f"expected a pair (convolution, linear), got {answer!r}"
+        )
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in answer):
+        raise AssertionError(f"expected two whole numbers, got {answer!r}")
+    guess_conv, guess_linear = answer
+    if list(answer) == counts[::-1]:
+        raise AssertionError("the convolution's count comes first")
+    conv_hints = {
+        counts[0] - 16: "the convolution also has a bias, one per filter",
+        16 * 3 * 3 + 16: "each 3x3 filter spans all 3 input channels",
+        16 * 30 * 30: "a convolution's weights do not depend on the image "
+        "size: count its weight's shape (16, 3, 3, 3) and its bias",
+    }
+    if guess_conv in conv_hints:
+        raise AssertionError(
+            f"Conv2d: not {guess_conv}: {conv_hints[guess_conv]}"
+        )
+    if guess_conv != counts[0]:
+        raise AssertionError(
+            f"the Conv2d does not hold {guess_conv} numbers: count its "
+            "weight's shape (out, in, k, k) and its bias"
+        )
+    if guess_linear == counts[1] - 16:
+        raise AssertionError(f"Linear: not {guess_linear}: it has a bias too")
+    if guess_linear != counts[1]:
+        raise AssertionError(
+            f"the Linear does not hold {guess_linear} numbers: its weight "
+            "is (16, 3 * 32 * 32), plus 16 biases"
+        )
     print("Exercise 3: correct")
 
 

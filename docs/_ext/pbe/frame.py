@@ -5,6 +5,8 @@ this adds, under its title, the core's reading time computed from the
 source (``lesson_source``) and the verified stamp (``stamp``), and drops
 sphinx-gallery's "Go to the end" note (the downloads are in the sidebar).
 It edits the generated page's rST as Sphinx reads it (``source-read``).
+At the end of the build it lists the lessons whose core is over the
+reading-time budget (a report, not an error).
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from sphinx.util import logging
+
 from . import gallery
-from .lesson_source import Lesson
+from .lesson_source import CORE_MINUTES_BUDGET, Lesson
 from .stamp import SUFFIX, read_stamp, stamp_text
 
+logger = logging.getLogger(__name__)
 _TITLE = re.compile(r"^(?P<title>\S.*)\n(?P<rule>=+)\n", re.MULTILINE)
 _GO_TO_END = re.compile(
     r"^\.\. only:: html\n\n    \.\. note::\n"
@@ -54,7 +59,23 @@ def _source_read(app, docname: str, source: list[str]) -> None:
     source[0] = text
 
 
+def _report_reading_times(app, exception) -> None:
+    if exception is not None:
+        return
+    root = gallery.dirs(app.config.sphinx_gallery_conf)[0][0]
+    over = [
+        f"{p.parent.name}/{p.stem} ({lesson.core_minutes()} min)"
+        for p in sorted(root.glob("*/*.py"))
+        if (lesson := Lesson.read(p)).over_budget()
+    ]
+    logger.info(
+        f"pbe: lessons over the {CORE_MINUTES_BUDGET}-minute core reading "
+        f"budget: {', '.join(over) if over else 'none'}"
+    )
+
+
 def setup(app):
     app.setup_extension("pbe.stamp")
     app.connect("source-read", _source_read)
+    app.connect("build-finished", _report_reading_times)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

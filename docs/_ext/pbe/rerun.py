@@ -1,11 +1,17 @@
-"""Every lesson runs again when the installed versions change.
+"""When a lesson runs again: one key, the lock file's hash and the lesson's.
 
-``lessons/pbe-versions.json`` records the installed versions of
-pyproject's ``docs`` group (and the notebooks' first cell) that produced
-every page's output. sphinx-gallery re-runs only lessons whose source
-changed; when the installed versions differ from the record, or
-``PBE_RUN_ALL_LESSONS=1`` (``tools/publish.py``), this turns on its
-``run_stale_examples`` so every lesson runs again.
+sphinx-gallery re-runs a lesson whose source changed (its ``.md5`` file).
+The other half of the key is the environment: ``uv.lock`` (every installed
+version, transitive ones included) and the notebooks' first cell, which
+sphinx-gallery writes into a notebook only when it runs the lesson. Each
+lesson's stamp (``stamp``) records the environment it ran in; a lesson whose
+stamp names another environment, or has no stamp, loses its ``.md5`` before
+sphinx-gallery looks, so it runs again, alone: nothing else does.
+``PBE_RUN_ALL_LESSONS=1`` (``tools/publish.py``) re-runs every lesson.
+
+The tests key a passed download the same way (``environment_key`` of the
+lock file, plus the hash of the file they ran); CI caches the build under
+the lock file's hash and the lessons' hashes.
 """
 
 from __future__ import annotations
@@ -13,93 +19,78 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
-import tomllib
-from importlib import metadata
 from pathlib import Path
 
 from sphinx.util import logging
+from sphinx_gallery.gen_rst import executable_script
 
 from . import gallery
 
 logger = logging.getLogger(__name__)
-RECORD = "pbe-versions.json"
+LOCK = "uv.lock"
 
 
-def docs_group(pyproject: Path) -> list[str]:
-    """Distribution names in pyproject's ``docs`` dependency group."""
-    groups = tomllib.loads(pyproject.read_text())["dependency-groups"]
-    return [re.split(r"[\s=<>!~;\[]", req, 1)[0] for req in groups["docs"]]
+def file_hash(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
-def _version(name: str) -> str:
-    try:
-        return metadata.version(name).split("+")[0]
-    except metadata.PackageNotFoundError:
-        return "not installed"
+def environment_key(root: Path, *extra: str) -> str:
+    """Hash of ``<root>/uv.lock`` (and ``extra`` text); "no-lock" if none."""
+    lock = Path(root, LOCK)
+    digest = hashlib.sha256(lock.read_bytes() if lock.is_file() else b"")
+    for text in extra:
+        digest.update(text.encode())
+    return digest.hexdigest()[:16] if lock.is_file() else "no-lock"
 
 
-def installed_versions(gallery_conf) -> dict[str, str]:
-    """Installed versions of the docs group, and the first cell's hash."""
-    pyproject = Path(gallery_conf["src_dir"]).parent / "pyproject.toml"
-    names = docs_group(pyproject) if pyproject.is_file() else []
-    versions = {name: _version(name) for name in names}
-    # sphinx-gallery writes a lesson's notebook only when it runs it, so a
-    # new first cell re-runs every lesson too.
+def build_environment(gallery_conf) -> str:
+    """The environment part of a lesson's key in this build."""
+    root = Path(gallery_conf["src_dir"]).parent
     cell = str(gallery_conf.get("first_notebook_cell"))
-    versions["first notebook cell"] = hashlib.md5(cell.encode()).hexdigest()
-    return versions
+    return environment_key(root, cell)
 
 
-def _record(gallery_conf) -> Path:
-    return gallery.dirs(gallery_conf)[0][1] / RECORD
-
-
-def _check(app) -> None:
+def _stale(app) -> None:
+    """Drop the ``.md5`` of each lesson that ran in another environment
+    (or has no stamp of this format)."""
     gallery_conf = app.config.sphinx_gallery_conf
-    path = _record(gallery_conf)
-    current = installed_versions(gallery_conf)
-    recorded = json.loads(path.read_text()) if path.is_file() else None
     if os.environ.get("PBE_RUN_ALL_LESSONS") == "1":
-        reason = "PBE_RUN_ALL_LESSONS=1"
-    elif recorded is None:
-        reason = f"no {RECORD} yet"
-    elif recorded != current:
-        names = sorted(set(recorded) ^ set(current)) + sorted(
-            n
-            for n in set(recorded) & set(current)
-            if recorded[n] != current[n]
-        )
-        reason = "installed versions changed: " + ", ".join(
-            f"{n} {recorded.get(n)} -> {current.get(n)}" for n in names
-        )
-    else:
+        logger.info("pbe: every lesson runs again (PBE_RUN_ALL_LESSONS=1)")
+        gallery_conf["run_stale_examples"] = True
         return
-    logger.info(f"pbe: every lesson runs again ({reason})")
-    gallery_conf["run_stale_examples"] = True
+    from .stamp import FIELDS, SUFFIX
 
-
-def _write(app, exception) -> None:
-    """Record the versions once every page's output comes from them."""
-    from .stamp import read_stamp
-
-    gallery_conf = app.config.sphinx_gallery_conf
-    if exception is not None or gallery_conf.get("failing_examples"):
-        return
-    current = installed_versions(gallery_conf)
-    for lesson in gallery.lesson_docnames(app):
-        stamp = read_stamp(Path(app.srcdir), lesson)
-        if stamp is None or stamp.get("versions") != current:
-            return  # some page still shows output from other versions
-    path = _record(gallery_conf)
-    text = json.dumps(current, indent=1, sort_keys=True) + "\n"
-    if not path.is_file() or path.read_text() != text:
-        path.write_text(text)
+    current = build_environment(gallery_conf)
+    stale = []
+    for src_root, target_root in gallery.dirs(gallery_conf):
+        for src in sorted(src_root.glob("*/*.py")):
+            target = target_root / src.parent.name / src.name
+            md5 = target.with_name(target.name + ".md5")
+            if not md5.is_file():
+                continue  # sphinx-gallery runs it anyway
+            # A lesson this build does not run (filename_pattern, or
+            # plot_gallery=0) keeps the output its page has.
+            if not executable_script(os.path.normpath(src), gallery_conf):
+                continue
+            stamp = target.with_name(target.stem + SUFFIX)
+            recorded = {}
+            if stamp.is_file():
+                recorded = json.loads(stamp.read_text())
+            if recorded.keys() != FIELDS:
+                recorded = {}  # no stamp, or one of another format
+            if recorded.get("environment") != current:
+                md5.unlink()
+                stale.append(f"{src.parent.name}/{src.stem}")
+    if stale:
+        logger.info(
+            f"pbe: {len(stale)} lesson(s) run again, made with another "
+            f"{LOCK} or first notebook cell, or without a stamp: "
+            f"{', '.join(stale)}"
+        )
 
 
 def setup(app):
     # After sphinx-gallery filled in its configuration (builder-inited,
     # priority 10), before it generates the lessons (500).
-    app.connect("builder-inited", _check, priority=400)
-    app.connect("build-finished", _write)
+    app.connect("builder-inited", _stale, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
