@@ -44,6 +44,10 @@ extensions = [
     "pbe.lesson_links",
     "pbe.path",
     "pbe.exercises",
+    "pbe.text_check",  # every word of a lesson reaches its page
+    "pbe.notebook",  # the notebooks: Markdown, practice collapsed
+    "pbe.download",  # the .py download: the learner's script
+    "pbe.quiet_data",  # pooch's log quiet: no machine path on a page
 ]
 
 exclude_patterns = [
@@ -87,7 +91,9 @@ sphinx_gallery_conf = {
     "within_subsection_order": "FileNameSortKey",
     # Notebooks: plots inline, like the page; the versions the site was
     # run with (every lesson re-runs when they change: pbe.rerun) and a link
-    # to the set-up page.
+    # to the set-up page. pbe.notebook writes every lesson's notebook again
+    # after sphinx-gallery, with Markdown by pandoc (pypandoc-binary, one
+    # call per lesson) rather than sphinx-gallery's per-block "pypandoc".
     "first_notebook_cell": first_cell(
         f"{pbe_documentation}{version}/setup.html"
     ),
@@ -99,6 +105,7 @@ sphinx_gallery_conf = {
         "pbe.torch_state.reset_torch",
         "pbe.torch_state.warnings_are_errors",
         "pbe.stamp.stamp_lesson",
+        "pbe.quiet_data.quiet_pooch",  # worker processes too (-j)
     ),
     "reset_modules_order": "both",
     # Re-run lessons whose source did not change: pbe.rerun turns this on

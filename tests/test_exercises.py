@@ -158,3 +158,9 @@ def test_solutions_are_collapsed_on_the_page(site, lesson):
     for details in solutions:
         assert not details.has_attr("open")
         assert "correct" in details.get_text()
+    # each check collapsed too, between its task and the attempt
+    checks = html.select("details.pbe-check")
+    assert len(checks) == len(_checks(lesson)[1])
+    for details in checks:
+        assert not details.has_attr("open")
+        assert "def check_exercise_" in details.get_text()

@@ -31,6 +31,7 @@ from conftest import (
 )
 
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+from pbe.download import learner_script  # noqa: E402
 from pbe.lesson_source import Lesson  # noqa: E402
 from pbe.stamp import count_checks  # noqa: E402
 
@@ -57,8 +58,9 @@ def test_page_shows_captured_output(site, lesson):
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
 def test_page_offers_the_lesson_as_py_and_ipynb(site, lesson):
+    """The .py is the learner's script (tests/test_received.py reads it)."""
     files = downloads(site, lesson)
-    assert files[".py"].read_text() == lesson.read_text()
+    assert files[".py"].read_text() == learner_script(lesson.read_text())
     nb = nbformat.read(files[".ipynb"], as_version=4)
     nbformat.validate(nb)
     code = [c.source for c in nb.cells if c.cell_type == "code"]

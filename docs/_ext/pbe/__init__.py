@@ -17,8 +17,14 @@ configuration, and templates; nothing is patched.
 * ``rerun``: every lesson runs again when the installed versions change.
 * ``api_index``: the "Lessons by API" page.
 * ``lesson_links``: Colab and "Report a problem" links, tag links.
-* ``notebook``: the notebooks' first cell.
+* ``notebook``: every lesson's notebook, written again after
+  sphinx-gallery: Markdown by pandoc (``notebook.lua`` for what Sphinx
+  adds to rST), checks and solutions collapsed, the first cell.
+* ``download``: the ``.py`` download is the learner's script (no hidden
+  blocks, solutions behind ``RUN_SOLUTIONS``), and the zips with it.
+* ``text_check``: every word of a lesson reaches its page (build warnings).
+* ``quiet_data``: pooch's log quiet for the whole build.
 * ``offline``: intersphinx skipped, and said so, when offline.
 * ``path``: the ``pbe-path`` directive, the home page's route with times.
-* ``exercises``: exercise solutions collapsed on the page.
+* ``exercises``: exercise checks and solutions collapsed on the page.
 """

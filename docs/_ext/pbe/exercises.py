@@ -1,12 +1,14 @@
-"""Exercise solutions, collapsed on the page until a learner opens them.
+"""Exercise checks and solutions, collapsed on the page until opened.
 
-A lesson ends with exercises: a starter that raises ``NotImplementedError``
-and a visible check the learner runs on their attempt. Its solutions come
+A lesson ends with exercises: a starter and a check the learner runs on
+their attempt, a cell that defines ``check_exercise_N``. Its solutions come
 last, each a code cell whose first line is ``# Solution N: <title>``; the
-build runs them through the same checks, so a wrong solution fails it. The
-notebook keeps them as the last cells, after every exercise. On the page,
-this wraps each solution cell, code and output, in a sphinx-design
-dropdown (``source-read`` on the generated rST).
+build runs them through the same checks, so a wrong solution fails it. On
+the page, this wraps each solution cell, code and output, in a closed
+sphinx-design dropdown, and each check cell in another, so the attempt
+follows the task and no check shows its answer before the attempt
+(``source-read`` on the generated rST). ``notebook`` does the same for the
+notebook, ``download`` for the ``.py``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import re
 
 from . import gallery
+from .notebook import check_number
 
 _CHUNK = re.compile(r"^(?=\.\. GENERATED FROM PYTHON SOURCE LINES )", re.M)
 _SOLUTION = re.compile(
@@ -22,11 +25,35 @@ _SOLUTION = re.compile(
 )
 
 
+_CODE = re.compile(
+    r"\A(?P<marker>\.\. GENERATED FROM PYTHON SOURCE LINES [\d-]+\n)\n*"
+    r"\.\. code-block:: Python\n\n(?P<code>(?:(?:    .*)?\n)+)\n*\Z"
+)
+
+
+def _check_title(chunk: str) -> str | None:
+    """The dropdown title of a cell that only defines a check."""
+    match = _CODE.match(chunk)
+    if not match:
+        return None
+    code = "\n".join(line[4:] for line in match["code"].split("\n"))
+    number = check_number(code)
+    if number is None:
+        return None
+    return f"Exercise {number}'s check (open it after your attempt)"
+
+
 def collapse_solutions(rst: str) -> str:
-    """Each solution cell (code and output) inside a closed dropdown."""
+    """Each solution cell (code and output) and each check cell inside a
+    closed dropdown."""
     chunks = _CHUNK.split(rst)
     for i, chunk in enumerate(chunks):
         match = _SOLUTION.match(chunk)
+        title = match and match["title"]
+        kind = "pbe-solution"
+        if not match:
+            title, kind = _check_title(chunk), "pbe-check"
+            match = _CODE.match(chunk) if title else None
         if not match:
             continue
         body = chunk[match.end("marker") :].rstrip("\n")
@@ -34,8 +61,8 @@ def collapse_solutions(rst: str) -> str:
             "   " + line if line.strip() else "" for line in body.split("\n")
         )
         chunks[i] = (
-            f"{match['marker']}\n.. dropdown:: {match['title']}\n"
-            f"   :class-container: pbe-solution\n\n{indented}\n\n"
+            f"{match['marker']}\n.. dropdown:: {title}\n"
+            f"   :class-container: {kind}\n\n{indented}\n\n"
         )
     return "".join(chunks)
 
