@@ -37,15 +37,15 @@ from pbe.stamp import count_checks  # noqa: E402
 
 URLS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
 TORCH = metadata.version("torch").split("+")[0]
-# "Verified on <date> with torch X.Y.Z on <device>: <N> checks passed."
+# "Verified on <date> with torch X.Y.Z on <device>: N checks ran and
+# passed", or, where some checks sit in branches a run may skip, "every
+# check that ran passed (N checks, K of them in branches ...)" (pbe.stamp).
 STAMP = re.compile(
     r"Verified on \d{4}-\d\d-\d\d with torch (?P<torch>[\d.]+) on "
-    r"(?P<device>.+?): (?P<checks>\d+) checks? passed\."
+    r"(?P<device>.+?): (?:(?P<checks>\d+) checks? ran and passed|every "
+    r"check that ran passed \((?P<all>\d+) checks, \d+ of them in branches "
+    r"not every run takes\))\."
 )
-
-
-def test_there_are_lessons():
-    assert len(LESSONS) >= 3
 
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lesson_id)
@@ -91,7 +91,8 @@ def test_frame_under_the_title(site, lesson):
     match = STAMP.fullmatch(stamp.get_text().strip())
     assert match, stamp.get_text()
     assert match["torch"] == TORCH
-    assert int(match["checks"]) == count_checks(lesson.read_text()) > 0
+    checks = int(match["checks"] or match["all"])
+    assert checks == count_checks(lesson.read_text()) > 0
     assert not html.select(".sphx-glr-download-link-note")
 
 
@@ -146,12 +147,6 @@ def test_page_shows_no_paths_of_the_build_machine(site, lesson):
     if os.environ.get("PBE_DATA_DIR"):
         folders.add(str(Path(os.environ["PBE_DATA_DIR"]).resolve()))
     assert not [f for f in folders if f in text]
-
-
-def test_no_related_examples_box(site):
-    """Text similarity ignores level; lessons link first and next."""
-    for lesson in LESSONS:
-        assert "sphx-glr-recommendation" not in page(site, lesson).read_text()
 
 
 def test_lessons_by_api_page(site):
@@ -260,9 +255,3 @@ def test_maths_is_served_by_the_site(site):
     scripts = re.findall(r'<script[^>]+src="([^"]*mathjax[^"]*)"', html)
     assert scripts and not any("://" in s for s in scripts), scripts
     assert (site / "_static" / "mathjax" / "tex-chtml.js").is_file()
-
-
-def test_setup_page_has_the_install_line(site):
-    text = soup(site / "setup.html").get_text()
-    assert "pip install torch torchvision" in text
-    assert "PBE_DATA_DIR" in text
