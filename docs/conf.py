@@ -90,8 +90,8 @@ sphinx_gallery_conf = {
     "filename_pattern": r"\.py$",
     "within_subsection_order": "FileNameSortKey",
     # Notebooks: plots inline, like the page; the versions the site was
-    # run with (every lesson re-runs when they change: pbe.rerun) and a link
-    # to the set-up page. pbe.notebook writes every lesson's notebook again
+    # run with (every lesson re-runs when uv.lock changes: pbe.rerun) and a
+    # link to the set-up page. pbe.notebook writes every lesson's notebook again
     # after sphinx-gallery, with Markdown by pandoc (pypandoc-binary, one
     # call per lesson) rather than sphinx-gallery's per-block "pypandoc".
     "first_notebook_cell": first_cell(
@@ -108,9 +108,9 @@ sphinx_gallery_conf = {
         "pbe.quiet_data.quiet_pooch",  # worker processes too (-j)
     ),
     "reset_modules_order": "both",
-    # Re-run lessons whose source did not change: pbe.rerun turns this on
-    # when the installed docs dependencies differ from the ones that made
-    # the pages, and for `nox -s publish`.
+    # Lessons whose source did not change are not run again; pbe.rerun
+    # still re-runs one whose key (uv.lock's hash and its own) changed, and
+    # `nox -s publish` runs every lesson (PBE_RUN_ALL_LESSONS=1).
     "run_stale_examples": False,
     # A lesson that raises fails the build (name and traceback in the log).
     "abort_on_example_error": False,  # run them all, then fail listing each

@@ -14,7 +14,8 @@ configuration, and templates; nothing is patched.
 * ``stamp``: each executed lesson's verified stamp (date, torch, device,
   checks), written as it runs.
 * ``frame``: under each lesson's title, its core reading time and stamp.
-* ``rerun``: every lesson runs again when the installed versions change.
+* ``rerun``: a lesson runs again when its key (uv.lock's hash, the
+  lesson's hash) changes.
 * ``api_index``: the "Lessons by API" page.
 * ``lesson_links``: Colab and "Report a problem" links, tag links.
 * ``notebook``: every lesson's notebook, written again after
