@@ -280,4 +280,28 @@ def make_project(tmp: Path, lessons: dict[str, str]) -> Path:
             flags=re.M,
         )
     )
+    _unlink_missing_lessons(tmp, lessons)
     return tmp
+
+
+def _unlink_missing_lessons(project: Path, lessons: dict[str, str]) -> None:
+    """Other pages' links to real lessons the project lacks become text."""
+    labels = {
+        f"sphx_glr_lessons_{name.removesuffix('.py').replace('/', '_')}.py"
+        for name in lessons
+    }
+
+    def text(match: re.Match) -> str:
+        if match["label"] in labels:
+            return match[0]
+        return match["title"] or match["label"]
+
+    for rst in (project / "docs").glob("*.rst"):
+        rst.write_text(
+            re.sub(
+                r":ref:`(?:(?P<title>[^`<]*?)\s*<)?"
+                r"(?P<label>sphx_glr_[\w.]+)>?`",
+                text,
+                rst.read_text(),
+            )
+        )

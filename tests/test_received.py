@@ -345,29 +345,6 @@ LINK_LESSONS = {
 }
 
 
-def _unlink_missing_lessons(project: Path, lessons: dict[str, str]) -> None:
-    """Other pages' links to real lessons become plain text."""
-    labels = {
-        f"sphx_glr_lessons_{name.removesuffix('.py').replace('/', '_')}.py"
-        for name in lessons
-    }
-
-    def text(match: re.Match) -> str:
-        if match["label"] in labels:
-            return match[0]
-        return match["title"] or match["label"]
-
-    for rst in (project / "docs").glob("*.rst"):
-        rst.write_text(
-            re.sub(
-                r":ref:`(?:(?P<title>[^`<]*?)\s*<)?"
-                r"(?P<label>sphx_glr_[\w.]+)>?`",
-                text,
-                rst.read_text(),
-            )
-        )
-
-
 @pytest.fixture(scope="module")
 def small_site(tmp_path_factory):
     """A small project built from an empty data cache: a lesson that
@@ -382,7 +359,6 @@ def small_site(tmp_path_factory):
     sha = hashlib.sha256((data / "tiny.zip").read_bytes()).hexdigest()
     lessons = {"data/01_cold.py": DATA_LESSON.format(sha=sha), **LINK_LESSONS}
     project = make_project(tmp / "project", lessons)
-    _unlink_missing_lessons(project, lessons)
     cache = tmp / "cache"
     cache.mkdir()
     env = {
