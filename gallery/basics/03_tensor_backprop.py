@@ -334,7 +334,7 @@ def weights_from_numpy(array, device):
 check_exercise_1(weights_from_numpy)
 
 # %%
-# **Exercise 2: port the backward pass.** The check below computes the
+# **Exercise 2: port the backward pass.** Its check computes the
 # gradients of the lesson's two-layer network with NumPy. Write
 # ``grads_torch(x, y, w1, w2)``, which takes tensors of any sizes that fit
 # together, on any device, and returns the same two gradients,
