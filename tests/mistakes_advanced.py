@@ -206,3 +206,196 @@ VARIANTS: dict[tuple[str, str], list[str]] = {
         ),
     ],
 }
+
+# advanced/11, exercise 1: dense_to_linear(kernel, bias) -> nn.Linear
+_K11 = "advanced/11_for_keras_users"
+_DENSE = (
+    "def answer(kernel, bias):\n"
+    "    dtype = torch.from_numpy(kernel).dtype\n"
+    "    layer = nn.Linear({shape}, dtype=dtype{opt})\n"
+    "    with torch.no_grad():\n"
+    "        layer.weight.copy_({weight})\n"
+    "{bias}"
+    "    return layer{after}\n"
+)
+_BIAS = "        layer.bias.copy_(torch.tensor(bias))\n"
+
+
+def _dense(
+    shape="*kernel.shape",
+    opt="",
+    weight="torch.tensor(kernel).T",
+    bias=_BIAS,
+    after="",
+):
+    return _DENSE.format(
+        shape=shape, opt=opt, weight=weight, bias=bias, after=after
+    )
+
+
+# advanced/11, exercise 3: predict(model, images) -> probabilities
+_PREDICT = (
+    "def answer(model, images):\n"
+    "    was_training = model.training\n"
+    "{mode}"
+    "    with {context}:\n"
+    "        logits = model({images})\n"
+    "{restore}"
+    "    return {result}\n"
+)
+
+
+def _predict(
+    mode="    model.eval()\n",
+    context="torch.no_grad()",
+    images="images.permute(0, 3, 1, 2)",
+    restore="    model.train(was_training)\n",
+    result="logits.softmax(dim=1)",
+):
+    return _PREDICT.format(
+        mode=mode,
+        context=context,
+        images=images,
+        restore=restore,
+        result=result,
+    )
+
+
+_BN = "lambda channels, momentum=0.99, epsilon=1e-3: "
+
+MISTAKES |= {
+    (_K11, "check_exercise_1"): [
+        # the kernel's shape read as (out, in)
+        (
+            _dense(
+                shape="kernel.shape[1], kernel.shape[0]",
+                weight="torch.tensor(kernel)",
+                bias="",
+            ),
+            "inputs",
+        ),
+        # reshaped, not transposed: the right shape, scrambled numbers
+        (
+            _dense(weight="torch.tensor(kernel).reshape(kernel.shape[::-1])"),
+            "transpose",
+        ),
+        # the bias left at its random start
+        (_dense(bias=""), "bias differs"),
+        # no bias at all
+        (_dense(opt=", bias=False", bias=""), "has a bias"),
+        # float32 whatever the arrays hold
+        (
+            "def answer(kernel, bias):\n"
+            "    layer = nn.Linear(*kernel.shape)\n"
+            "    with torch.no_grad():\n"
+            "        layer.weight.copy_(torch.tensor(kernel).T)\n"
+            "        layer.bias.copy_(torch.tensor(bias))\n"
+            "    return layer\n",
+            "dtype",
+        ),
+        # frozen, as after a Keras layer.trainable = False
+        (_dense(after=".requires_grad_(False)"), "trainable"),
+        # shares the arrays' memory
+        (
+            "def answer(kernel, bias):\n"
+            "    layer = nn.Linear(*kernel.shape)\n"
+            "    layer.weight = nn.Parameter(torch.from_numpy(kernel).T)\n"
+            "    layer.bias = nn.Parameter(torch.from_numpy(bias))\n"
+            "    return layer\n",
+            "shares",
+        ),
+        # a function, not a layer
+        (
+            "lambda kernel, bias: lambda x: x @ torch.from_numpy(kernel)"
+            " + torch.from_numpy(bias)",
+            "nn.Linear",
+        ),
+        # Keras's Dense(units) call: PyTorch needs both sizes
+        ("lambda kernel, bias: nn.Linear(kernel.shape[1])", "failed"),
+    ],
+    (_K11, "check_exercise_2"): [
+        # Keras's number copied
+        (
+            _BN + "nn.BatchNorm2d(channels, eps=epsilon, momentum=momentum)",
+            "momentum",
+        ),
+        # PyTorch's default momentum, whatever Keras said
+        (_BN + "nn.BatchNorm2d(channels, eps=epsilon)", "momentum"),
+        # a cumulative average instead of a moving one
+        (
+            _BN + "nn.BatchNorm2d(channels, eps=epsilon, momentum=None)",
+            "momentum",
+        ),
+        # PyTorch's default epsilon
+        (_BN + "nn.BatchNorm2d(channels, momentum=1 - momentum)", "epsilon"),
+        # positional arguments in Keras's order: eps comes first in PyTorch
+        (_BN + "nn.BatchNorm2d(channels, 1 - momentum, epsilon)", "momentum"),
+        # no learned scale and shift
+        (
+            _BN
+            + "nn.BatchNorm2d(channels, epsilon, 1 - momentum, affine=False)",
+            "learnable",
+        ),
+        # no running statistics
+        (
+            _BN + "nn.BatchNorm2d(channels, epsilon, 1 - momentum, "
+            "track_running_stats=False)",
+            "running statistics",
+        ),
+        # the layer for (N, C) features
+        (
+            _BN + "nn.BatchNorm1d(channels, epsilon, 1 - momentum)",
+            "(N, C, H, W)",
+        ),
+    ],
+    (_K11, "check_exercise_3"): [
+        # channels last into Conv2d
+        (_predict(images="images"), "(N, H, W, C)"),
+        # reshaped, not permuted
+        (
+            _predict(
+                images="images.reshape(images.shape[0], "
+                "images.shape[3], images.shape[1], images.shape[2])"
+            ),
+            "permute",
+        ),
+        # H and W swapped
+        (_predict(images="images.permute(0, 3, 2, 1)"), "permute"),
+        # batch statistics while predicting
+        (_predict(mode=""), "evaluation mode"),
+        # autograd records the forward pass
+        (_predict(context="torch.enable_grad()"), "torch.no_grad"),
+        # left in evaluation mode
+        (_predict(restore=""), "as found"),
+        # always back to training mode
+        (_predict(restore="    model.train()\n"), "as found"),
+        # logits, as a Keras model without softmax would return
+        (_predict(result="logits"), "probabilities"),
+        # softmax over the batch
+        (_predict(result="logits.softmax(dim=0)"), "probabilities"),
+        # float32 whatever the images were
+        (_predict(result="logits.float().softmax(dim=1)"), "float64"),
+    ],
+}
+
+VARIANTS |= {
+    (_K11, "check_exercise_1"): [
+        "def answer(kernel, bias):\n"
+        "    dtype = torch.from_numpy(kernel).dtype\n"
+        "    layer = nn.Linear(*kernel.shape).to(dtype)\n"
+        "    layer.load_state_dict({\n"
+        "        'weight': torch.from_numpy(kernel.T.copy()),\n"
+        "        'bias': torch.from_numpy(bias.copy()),\n"
+        "    })\n"
+        "    return layer\n",
+    ],
+    (_K11, "check_exercise_2"): [
+        _BN + "nn.BatchNorm2d(channels, epsilon, 1 - momentum)",
+        _BN + "nn.BatchNorm2d(channels, eps=epsilon, momentum=1 - momentum)"
+        ".train()",
+    ],
+    (_K11, "check_exercise_3"): [
+        _predict(context="torch.inference_mode()"),
+        _predict(images="images.movedim(-1, 1)"),
+    ],
+}

@@ -7,11 +7,9 @@ PyTorch twin, given the same weights, make the same predictions on
 CIFAR-10 photos. Going deeper: the same gradients and training steps, the
 traps that break the match, and ``fit()``'s callbacks as a loop.
 
-**You will learn** what replaces ``compile``/``fit``/``evaluate``/
-``predict``, ``GradientTape`` and ``training=``; to copy Keras weights into
-PyTorch layers (``Dense``'s kernel is transposed, a ``Conv2D`` kernel
-permuted); and the traps: channels-last images, batch-norm momentum and
-epsilon, and ``from_logits``.
+**You will learn** what replaces ``fit``, ``predict``, ``GradientTape``
+and ``training=``; to copy Keras weights into PyTorch layers; and the
+traps: channels-last images, batch-norm settings, ``from_logits``.
 
 **You need first** Keras; for PyTorch, autograd
 (:ref:`sphx_glr_lessons_basics_04_autograd.py`) and a training loop
@@ -45,8 +43,11 @@ torch.compiler.reset()  # before TensorFlow: see above
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"  # no C++ log lines
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"  # no oneDNN notice
 os.environ["KERAS_BACKEND"] = "tensorflow"
-import keras  # without Keras or TensorFlow the lesson stops here
-import tensorflow as tf
+try:
+    import keras
+    import tensorflow as tf
+except ModuleNotFoundError as err:
+    raise ModuleNotFoundError(f"{err}: pip install tensorflow keras") from err
 
 tf.config.set_visible_devices([], "GPU")  # TensorFlow on the CPU
 tf.config.experimental.enable_op_determinism()  # same digits every run
@@ -58,7 +59,7 @@ print(f"Keras {keras.__version__} on TensorFlow {tf.__version__}")
 # %%
 # Keras to PyTorch at a glance
 # ----------------------------
-# The right column names where this page runs each row.
+# The right column names the section that runs each row.
 #
 # .. list-table::
 #    :header-rows: 1
@@ -70,20 +71,20 @@ print(f"Keras {keras.__version__} on TensorFlow {tf.__version__}")
 #    * - ``model.compile(optimizer, loss)``; ``model.fit``
 #      - a loop you write: ``optimizer.zero_grad()``, ``loss.backward()``,
 #        ``optimizer.step()`` per batch
-#      - same training losses; a ``fit`` with callbacks (deeper)
+#      - training steps; ``fit`` loop
 #    * - ``model.evaluate``, ``model.predict``
 #      - ``model.eval()`` and ``with torch.no_grad():`` around the calls
 #      - same predictions
 #    * - ``tf.GradientTape`` records in its block; ``tape.gradient``
 #      - autograd records whenever a parameter takes part;
 #        ``backward()`` *adds* into each ``.grad``
-#      - same gradients; accumulation
+#      - gradients
 #    * - ``model(x, training=True)``, chosen per call
 #      - ``model.train()`` / ``model.eval()``: a mode that stays set
 #      - same predictions
 #    * - ``layer.trainable = False`` (also freezes batch-norm statistics)
 #      - ``requires_grad_(False)``, plus ``.eval()`` on batch-norm layers
-#      - frozen layers (deeper)
+#      - frozen layers
 #    * - images ``(N, H, W, C)``, channels last
 #      - images ``(N, C, H, W)``: ``x.permute(0, 3, 1, 2)``
 #      - a trap
@@ -92,10 +93,10 @@ print(f"Keras {keras.__version__} on TensorFlow {tf.__version__}")
 #      - a trap
 #    * - ``Dense(units)``: kernel ``(in, out)``, input size inferred
 #      - ``nn.Linear(in, out)``: weight ``(out, in)``
-#      - copying the weights
+#      - copying weights
 #    * - ``Conv2D`` kernel ``(kh, kw, in, out)``
 #      - ``nn.Conv2d`` weight ``(out, in, kh, kw)``
-#      - copying the weights
+#      - copying weights
 #    * - ``BatchNormalization(momentum=0.99, epsilon=1e-3)``
 #      - ``nn.BatchNorm2d(momentum=0.01, eps=1e-3)``: PyTorch's momentum
 #        is the weight of the *new* batch, 1 minus Keras's; the defaults
@@ -103,19 +104,19 @@ print(f"Keras {keras.__version__} on TensorFlow {tf.__version__}")
 #      - a trap
 #    * - ``tf.data``: ``from_tensor_slices``, ``shuffle``, ``batch``
 #      - ``Dataset`` and ``DataLoader(batch_size=, shuffle=True)``
-#      - the ``fit`` loop (deeper)
+#      - ``fit`` loop
 #    * - callbacks ``ModelCheckpoint``, ``EarlyStopping``,
 #        ``ReduceLROnPlateau``, ``TensorBoard``
 #      - lines of your loop; ``ReduceLROnPlateau.step(val_loss)``;
 #        ``torch.utils.tensorboard``
-#      - the ``fit`` loop (deeper; TensorBoard not run)
+#      - ``fit`` loop (TensorBoard not run)
 #    * - ``mixed_precision.set_global_policy("mixed_float16")``
 #      - ``torch.autocast``, with ``torch.amp.GradScaler`` for float16
-#      - mixed precision (deeper)
+#      - mixed precision
 #    * - ``model.save`` (``.keras``, SavedModel)
 #      - ``torch.save(model.state_dict())``; ``torch.export`` for a graph
 #        to deploy
-#      - saving (deeper)
+#      - saving
 
 # %%
 # A slice of CIFAR-10
@@ -165,7 +166,6 @@ keep = torch.cat([(classes == c).nonzero()[:100, 0] for c in range(10)])
 keep = keep[torch.randperm(len(keep))]  # mix the classes
 images = torch.stack([train[i][0] for i in keep.tolist()]).float() / 255
 labels = classes[keep]
-print(f"images {tuple(images.shape)}, labels {tuple(labels.shape)}")
 # sphinx_gallery_start_ignore
 assert torch.equal(torch.bincount(labels), torch.full((10,), 100))
 # sphinx_gallery_end_ignore
@@ -186,9 +186,8 @@ print(f"PyTorch batch {tuple(x_check.shape)}, Keras {nhwc(x_check).shape}")
 # %%
 # Two twins: a Keras network and its PyTorch copy
 # -----------------------------------------------
-# A small convolutional network with batch normalization, written the Keras
-# way. It ends in a ``Dense`` layer without softmax: it returns *logits*,
-# one score per class.
+# A small convolutional network with batch normalization, in Keras. It
+# ends without softmax: it returns *logits*, one score per class.
 keras_model = keras.Sequential(
     [
         keras.Input(shape=(32, 32, 3)),  # (H, W, C): channels last
@@ -300,8 +299,8 @@ assert not model.training
 # sphinx_gallery_end_ignore
 
 # %%
-# The logits agree to float32 rounding: the two frameworks add up the same
-# products in different orders. The twin is still in evaluation mode.
+# The logits agree to float32 rounding: the frameworks add the same
+# products in different orders. The twin stays in evaluation mode.
 #
 # Going deeper
 # ------------
@@ -781,13 +780,13 @@ def check_exercise_1(fn):
             )
         x = torch.from_numpy(rng.standard_normal((shape[0], 6)).astype(dtype))
         x = x.T  # 6 inputs, as a transposed (non-contiguous) tensor
-        out = layer(x).detach().numpy()
-        if not np.allclose(out - bias, x.numpy() @ kernel, atol=1e-5):
+        out = (layer(x) - layer.bias).detach().numpy()
+        if not np.allclose(out, x.numpy() @ kernel, atol=1e-5):
             raise AssertionError(
-                "layer(x) differs from x @ kernel + bias: a Dense kernel is "
+                "layer(x) - bias differs from x @ kernel: a Dense kernel is "
                 "(in, out) and Linear.weight is (out, in): transpose it"
             )
-        if not np.allclose(out, x.numpy() @ kernel + bias, atol=1e-5):
+        if not np.allclose(layer.bias.detach().numpy(), bias, atol=1e-6):
             raise AssertionError("the bias differs from the Dense bias")
         with torch.no_grad():
             for p in params:
