@@ -1,18 +1,22 @@
 """
-Static graphs (TensorFlow) and dynamic graphs (PyTorch)
-=======================================================
+TensorFlow 2 and PyTorch: eager steps, and the static graphs before them
+========================================================================
 
-Both TensorFlow and PyTorch compute gradients from a graph of operations;
-they differ in *when* that graph exists. This lesson trains the two-layer
-network of the previous lessons as a TensorFlow 1 graph run in a session
-and as eager PyTorch code, from the same data and starting weights, then
-compares a loop whose length depends on the data.
+Both TensorFlow and PyTorch compute gradients from a graph of operations
+recorded as the code runs. This lesson trains the two-layer network of the
+previous lessons with TensorFlow 2's ``GradientTape`` and with PyTorch,
+from the same data and starting weights, and compares how each records
+and hands back gradients, and a loop whose length depends on the data.
+Going deeper, as history: TensorFlow 1's static graph, built first and run
+in a session.
 
-**You will learn** what a static graph is, how it differs from PyTorch's
-graph recorded as the code runs, and why a static graph needs special
-operations for data-dependent loops. Optional on the core path: you can go
-straight to :ref:`sphx_glr_lessons_nn_01_nn_package.py`. It needs
-TensorFlow installed.
+**You will learn** how a ``GradientTape`` step and a PyTorch step differ
+(what is recorded, where gradients go, how weights change), that both run
+data-dependent loops as plain Python, and what a static graph is. Optional
+on the core path: you can go straight to
+:ref:`sphx_glr_lessons_nn_01_nn_package.py`. It needs TensorFlow
+installed; :ref:`sphx_glr_lessons_advanced_11_for_keras_users.py` is the
+map for Keras users.
 
 **You need first** :ref:`sphx_glr_lessons_basics_04_autograd.py`.
 """
@@ -69,10 +73,165 @@ tf_device = "GPU" if tf.config.list_physical_devices("GPU") else "CPU"
 print(f"TensorFlow {tf.__version__} runs on: {tf_device}")
 
 # %%
-# TensorFlow 1: build a graph, then run it in a session
-# -----------------------------------------------------
-# In TF1 style, Python code does not compute anything. It *describes* a
-# graph: placeholders stand for data fed later, variables hold state between
+# TensorFlow 2: a ``GradientTape`` step
+# -------------------------------------
+# TensorFlow 2 runs eagerly, like PyTorch: each line computes at once.
+# Weights that change are ``tf.Variable`` objects. A ``GradientTape``
+# records the operations run inside its ``with`` block, and
+# ``tape.gradient`` returns the gradients; the update is an
+# ``assign_sub``, since TensorFlow tensors cannot be changed in place.
+x_tf, y_tf = tf.constant(x_np), tf.constant(y_np)
+w1_tf, w2_tf = tf.Variable(w1_np), tf.Variable(w2_np)
+tf2_losses = []
+for t in range(steps):
+    with tf.GradientTape() as tape:  # records only inside this block
+        y_pred = tf.matmul(tf.maximum(tf.matmul(x_tf, w1_tf), 0.0), w2_tf)
+        loss = tf.reduce_sum((y_pred - y_tf) ** 2)
+    grad_w1, grad_w2 = tape.gradient(loss, [w1_tf, w2_tf])  # returned
+    w1_tf.assign_sub(learning_rate * grad_w1)
+    w2_tf.assign_sub(learning_rate * grad_w2)
+    tf2_losses.append(loss)
+tf2_losses = [float(value) for value in tf2_losses]  # read back once
+
+# %%
+# PyTorch: the same step
+# ----------------------
+# PyTorch needs no tape: every operation on a tensor that requires
+# gradients is recorded (see :ref:`sphx_glr_lessons_basics_04_autograd.py`),
+# ``backward()`` consumes that graph and *adds* each gradient into the
+# tensor's ``.grad``, and the next step records a new graph. The update
+# changes the weights in place, under ``torch.no_grad()`` so that it is
+# not recorded.
+x_t = torch.from_numpy(x_np).to(device)
+y_t = torch.from_numpy(y_np).to(device)
+w1 = torch.tensor(w1_np, device=device, requires_grad=True)
+w2 = torch.tensor(w2_np, device=device, requires_grad=True)
+torch_losses = []
+for t in range(steps):
+    loss = (x_t.mm(w1).clamp(min=0).mm(w2) - y_t).pow(2).sum()
+    loss.backward()  # adds into w1.grad and w2.grad
+    with torch.no_grad():
+        w1 -= learning_rate * w1.grad
+        w2 -= learning_rate * w2.grad
+    w1.grad, w2.grad = None, None  # or the next step would add to them
+    torch_losses.append(loss.detach())
+torch_losses = torch.stack(torch_losses).tolist()  # read back once
+
+# %%
+# Compare the two loops line by line: the tape's ``with`` block against
+# no block at all, gradients returned against gradients stored (and
+# cleared by us), ``assign_sub`` against an in-place update.
+#
+# Two frameworks, one loss curve
+# ------------------------------
+# Same float64 data, same starting weights, same arithmetic: the losses
+# should agree up to rounding (the libraries may sum in different orders,
+# so we compare with a tolerance, not bit for bit).
+for t in (0, 100, 200, 300, 400, 499):
+    print(
+        f"step {t:3d}: TF2 {tf2_losses[t]:.6g}  PyTorch {torch_losses[t]:.6g}"
+    )
+tf2_curve, torch_curve = np.array(tf2_losses), np.array(torch_losses)
+gap = np.max(np.abs(tf2_curve - torch_curve) / torch_curve)
+print(f"largest relative gap between the curves: {gap:.1e}")
+# sphinx_gallery_start_ignore
+assert gap < 1e-8
+assert torch_curve[-1] < 1e-9 * torch_curve[0]
+# sphinx_gallery_end_ignore
+
+# %%
+# Both are the losses of the earlier lessons, and the two curves never
+# differ by more than a part in :math:`10^8`. Keras's ``fit`` runs such a
+# step for you; :ref:`sphx_glr_lessons_advanced_11_for_keras_users.py`
+# writes it out for a Keras network.
+#
+# Control flow: where static and dynamic graphs differ
+# ----------------------------------------------------
+# A model may do a different amount of work for each input. This one keeps
+# applying one shared layer until its hidden state is small, so its *depth
+# depends on the input*. In PyTorch that is an ordinary ``while`` loop, and
+# autograd records whichever layers ran. The weights are scaled by one over
+# the square root of their input size, which keeps ``h`` of moderate size;
+# the shared layer's get a further factor of 0.5, so that applying it
+# again and again shrinks ``h`` and the loop ends.
+cf_rng = np.random.default_rng(1)
+w_in_np = cf_rng.standard_normal((D_in, H)) / np.sqrt(D_in)
+w_mid_np = 0.5 * cf_rng.standard_normal((H, H)) / np.sqrt(H)  # shrinks h
+w_out_np = cf_rng.standard_normal((H, D_out)) / np.sqrt(H)
+threshold, max_depth = 1.0, 20
+inputs_np = [s * x_np[:1] for s in (0.05, 0.2, 0.3, 1.0)]
+w_in, w_mid, w_out = (
+    torch.tensor(a, device=device, requires_grad=True)
+    for a in (w_in_np, w_mid_np, w_out_np)
+)
+
+
+def halting_net(x, w_in, w_mid, w_out):
+    h = torch.tanh(x @ w_in)
+    depth = 0
+    while h.norm() > threshold and depth < max_depth:
+        h = torch.tanh(h @ w_mid)
+        depth += 1
+    return h @ w_out, depth
+
+
+# %%
+# We run the net on four inputs of growing size.
+torch_depths, torch_outs = [], []
+for x_in in inputs_np:
+    x_in = torch.tensor(x_in, device=device)
+    out, depth = halting_net(x_in, w_in, w_mid, w_out)
+    torch_depths.append(depth)
+    torch_outs.append(out.detach().cpu().numpy())
+print(f"depths: {torch_depths}")
+# sphinx_gallery_start_ignore
+assert len(set(torch_depths)) > 1  # different inputs, different depths
+assert max(torch_depths) < max_depth  # every loop ended by shrinking h
+# sphinx_gallery_end_ignore
+
+# %%
+# Different inputs took different numbers of layers, with no special code.
+#
+# TensorFlow 2 runs the same Python loop eagerly: the condition is
+# computed from the tensor at each step, and a ``GradientTape`` would
+# record whichever layers ran.
+
+
+def halting_net_tf(x):
+    h = tf.tanh(tf.matmul(x, w_in_np))
+    depth = 0
+    while tf.norm(h) > threshold and depth < max_depth:  # a Python bool
+        h = tf.tanh(tf.matmul(h, w_mid_np))
+        depth += 1
+    return tf.matmul(h, w_out_np), depth
+
+
+tf2_depths = [halting_net_tf(tf.constant(x_in))[1] for x_in in inputs_np]
+print(f"TF2 depths: {tf2_depths}")
+# sphinx_gallery_start_ignore
+assert tf2_depths == torch_depths
+# sphinx_gallery_end_ignore
+
+# %%
+# The same depths, from plain Python in both frameworks. That is what
+# *eager* means: the program runs as written, and the recorded graph is a
+# trace of what ran. Before TensorFlow 2, a TensorFlow program built a
+# *static* graph first and ran it later; "Going deeper" shows that style,
+# which older code and the graph compilers of today still reflect.
+#
+# Going deeper
+# ------------
+# Optional on a first read: history, TensorFlow 1's static graphs (a
+# training graph run in a session, a data-dependent loop, a finalized
+# graph), then the loss curves drawn, what autograd recorded, and how
+# today's graph compilers handle the same loop.
+#
+# History: TensorFlow 1 built a graph, then ran it in a session
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# TensorFlow 1 is history, but its style explains what a *static* graph
+# is, and it still runs under ``tf.compat.v1``. In TF1 style, Python code
+# does not compute anything. It *describes* a graph: placeholders stand
+# for data fed later, variables hold state between
 # runs, and ``tf.compat.v1.gradients`` adds the backward operations to the
 # graph symbolically. Even the weight update is a graph operation. The graph
 # is built inside ``tf.Graph().as_default()``, so the rest of the program
@@ -114,103 +273,22 @@ with tf.compat.v1.Session(graph=g) as sess:
             [loss, train_op], feed_dict={x_ph: x_np, y_ph: y_np}
         )
         tf_losses.append(float(loss_value))
-
-# %%
-# PyTorch: the graph is recorded during every forward pass
-# --------------------------------------------------------
-# PyTorch has no separate build step. Each forward pass records a fresh
-# autograd graph as it runs (see
-# :ref:`sphx_glr_lessons_basics_04_autograd.py`), ``backward()`` consumes
-# it, and the next step records a new one.
-x_t = torch.from_numpy(x_np).to(device)
-y_t = torch.from_numpy(y_np).to(device)
-w1 = torch.tensor(w1_np, device=device, requires_grad=True)
-w2 = torch.tensor(w2_np, device=device, requires_grad=True)
-torch_losses, last_root = [], None
-for t in range(steps):
-    loss = (x_t.mm(w1).clamp(min=0).mm(w2) - y_t).pow(2).sum()
-    # sphinx_gallery_start_ignore
-    assert loss.grad_fn is not last_root  # a new graph every step
-    # sphinx_gallery_end_ignore
-    last_root = loss.grad_fn
-    loss.backward()
-    with torch.no_grad():
-        w1 -= learning_rate * w1.grad
-        w2 -= learning_rate * w2.grad
-    w1.grad, w2.grad = None, None
-    torch_losses.append(loss.detach())
-torch_losses = torch.stack(torch_losses).tolist()  # read back once
-
-# %%
-# Compare the two loops. In TF1 the forward, backward and update lines ran
-# *once*, while building the graph, and only ``sess.run`` runs every step;
-# in PyTorch every line runs every step.
-#
-# Two frameworks, one loss curve
-# ------------------------------
-# Same float64 data, same starting weights, same arithmetic: the losses
-# should agree up to rounding (the libraries may sum in different orders,
-# so we compare with a tolerance, not bit for bit).
 for t in (0, 100, 200, 300, 400, 499):
     print(
         f"step {t:3d}: TF1 {tf_losses[t]:.6g}  PyTorch {torch_losses[t]:.6g}"
     )
-tf_curve, torch_curve = np.array(tf_losses), np.array(torch_losses)
-gap = np.max(np.abs(tf_curve - torch_curve) / torch_curve)
-print(f"largest relative gap between the curves: {gap:.1e}")
 # sphinx_gallery_start_ignore
-assert gap < 1e-8
-assert torch_curve[-1] < 1e-9 * torch_curve[0]
+torch.testing.assert_close(tf_losses, torch_losses, rtol=1e-8, atol=0)
 # sphinx_gallery_end_ignore
 
 # %%
-# Both are the losses of the earlier lessons, and the two curves never
-# differ by more than a part in :math:`10^8`.
+# The same losses again. In TF1 the forward, backward and update lines ran
+# *once*, while building the graph, and only ``sess.run`` ran every step;
+# in TensorFlow 2 and PyTorch every line runs every step.
 #
-# Control flow: where static and dynamic graphs differ
-# ----------------------------------------------------
-# A model may do a different amount of work for each input. This one keeps
-# applying one shared layer until its hidden state is small, so its *depth
-# depends on the input*. In PyTorch that is an ordinary ``while`` loop, and
-# autograd records whichever layers ran.
-cf_rng = np.random.default_rng(1)
-w_in_np = cf_rng.standard_normal((D_in, H)) / np.sqrt(D_in)
-w_mid_np = 0.5 * cf_rng.standard_normal((H, H)) / np.sqrt(H)  # shrinks h
-w_out_np = cf_rng.standard_normal((H, D_out)) / np.sqrt(H)
-threshold, max_depth = 1.0, 20
-inputs_np = [s * x_np[:1] for s in (0.05, 0.2, 0.3, 1.0)]
-w_in, w_mid, w_out = (
-    torch.tensor(a, device=device, requires_grad=True)
-    for a in (w_in_np, w_mid_np, w_out_np)
-)
-
-
-def halting_net(x, w_in, w_mid, w_out):
-    h = torch.tanh(x @ w_in)
-    depth = 0
-    while h.norm() > threshold and depth < max_depth:
-        h = torch.tanh(h @ w_mid)
-        depth += 1
-    return h @ w_out, depth
-
-
-# %%
-# We run the net on four inputs of growing size.
-torch_depths, torch_outs = [], []
-for x_in in inputs_np:
-    x_in = torch.tensor(x_in, device=device)
-    out, depth = halting_net(x_in, w_in, w_mid, w_out)
-    torch_depths.append(depth)
-    torch_outs.append(out.detach().cpu().numpy())
-print(f"depths: {torch_depths}")
-# sphinx_gallery_start_ignore
-assert len(set(torch_depths)) > 1  # different inputs, different depths
-# sphinx_gallery_end_ignore
-
-# %%
-# Different inputs took different numbers of layers, with no special code.
-#
-# A TF1 graph, by contrast, is built before the data is known, so a loop
+# A data-dependent loop in a static graph
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A TF1 graph is built before the data is known, so a loop
 # whose trip count depends on a *tensor* must itself be a graph operation:
 # ``tf.compat.v1.while_loop`` takes the condition and the body as
 # functions, and the graph holds one loop, however often it will run (its
@@ -249,28 +327,21 @@ for (_, tf_out), torch_out in zip(tf_runs, torch_outs):
 # sphinx_gallery_end_ignore
 
 # %%
-# One fixed, finalized graph served every depth, the same depths PyTorch's
-# loop took. The PyTorch version needed no special loop operation: in eager
-# mode, the mode of every lesson so far, the loop is plain Python, and its
-# condition is a Python ``bool`` computed from the data at each step.
-#
-# Going deeper
-# ------------
-# Optional on a first read: the two loss curves drawn, what autograd
-# recorded, what a finalized graph refuses, and how today's graph compilers
-# handle the same loop.
+# One fixed, finalized graph served every depth, the same depths the
+# eager loops took, which needed no special loop operation.
 #
 # The two loss curves
 # ~~~~~~~~~~~~~~~~~~~
-# Drawn on a log scale, the TF1 and PyTorch losses lie on top of each other.
+# Drawn on a log scale, the three loss curves lie on top of each other.
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(6, 3.5))
-ax.semilogy(tf_losses, linewidth=3, label="TF1 graph + Session")
-ax.semilogy(torch_losses, linestyle="--", label="PyTorch eager")
+ax.semilogy(tf_losses, linewidth=5, label="TF1 graph + Session")
+ax.semilogy(tf2_losses, linewidth=2.5, label="TF2 GradientTape")
+ax.semilogy(torch_losses, linestyle="--", label="PyTorch")
 ax.set_xlabel("step")
 ax.set_ylabel("sum-of-squares loss (log scale)")
-ax.set_title("Two-layer net: TensorFlow 1 and PyTorch, same start")
+ax.set_title("Two-layer net: TensorFlow 1 and 2 and PyTorch, same start")
 ax.legend()
 fig.tight_layout()
 plt.show()
@@ -332,31 +403,36 @@ else:
 # differently. TensorFlow's AutoGraph rewrites a Python loop that depends
 # on a tensor into a loop operation of the graph. ``torch.compile`` instead
 # breaks its graph at a data-dependent test and lets Python evaluate it;
-# for code that must stay in one graph, ``torch.cond`` keeps both sides of
-# a branch and the prototype ``torch.while_loop`` expresses a loop. Both
+# for code that must stay in one graph, two prototype operations exist:
+# ``torch.cond`` keeps both sides of a branch, and ``torch.while_loop``
+# expresses a loop (for inference only, so far). Both
 # compilers bake plain Python numbers into what they capture, so a new
 # value can mean a new trace or a recompile.
 # :ref:`sphx_glr_lessons_advanced_06_graphs_today.py` shows both, with
 # timings.
 
 # %%
-# .. dropdown:: Coming from older PyTorch code?
+# .. dropdown:: Coming from TensorFlow 1 code?
 #
 #    - ``tf.placeholder``, ``tf.Session()`` and
 #      ``tf.global_variables_initializer()`` at the top level of ``tf``:
 #      TensorFlow 2 made eager execution the default and kept the
-#      graph-and-session API under ``tf.compat.v1`` for old code.
+#      graph-and-session API under ``tf.compat.v1`` for old code. In
+#      PyTorch, as in TensorFlow 2, the step is plain code that runs.
 
 # %%
 # Takeaways
 # ---------
-# - A static graph is described first and run many times; a dynamic graph
-#   is recorded while the code runs, fresh for every forward pass.
-# - For the same computation the two give the same results up to rounding:
-#   the loss curves above agree to a part in :math:`10^8`.
-# - Data-dependent control flow must become graph operations
-#   (``while_loop``, ``cond``) in a static graph; in eager PyTorch it is
-#   plain Python.
+# - TensorFlow 2 and PyTorch both run eagerly and record a graph as the
+#   code runs; for the same computation their losses agree to a part in
+#   :math:`10^8`.
+# - A ``GradientTape`` records inside its block and returns gradients;
+#   PyTorch records every operation on a tensor that requires gradients
+#   and *adds* them into ``.grad``, which you clear.
+# - TensorFlow updates a ``Variable`` with ``assign_sub``; PyTorch updates
+#   the tensor in place under ``torch.no_grad()``.
+# - Data-dependent loops are plain Python in eager code; a static graph
+#   (TensorFlow 1) needs graph operations such as ``while_loop``.
 #
 # Next, :ref:`sphx_glr_lessons_nn_01_nn_package.py` continues the core
 # path: it leaves raw tensors behind and builds a network of the same
