@@ -671,6 +671,7 @@ MISTAKES |= {
         (f"lambda model: ({{n: p.grad.norm().item() {_KEEP}}}, model.zero_grad())[0]", "changed"),
         (f"lambda model: (model.train(), {{n: p.grad.norm().item() {_KEEP}}})[1]", "mode"),
         (f"lambda model: {{n: torch.nn.utils.get_total_norm([q.grad for q in model.parameters() if q.grad is not None]).item() {_KEEP}}}", "gradient norm of"),
+        ("lambda model: {n: p.grad.norm().item() for n, p in model.named_parameters() if p.requires_grad}", "p.grad is not None"),
     ],
     ("nn/09_watching_a_training_run", "check_exercise_2"): [
         (f"{_STEP}(optimizer.zero_grad(), loss.backward(), optimizer.step(), {_TOTAL})[3]", "unclipped"),
@@ -697,6 +698,9 @@ MISTAKES |= {
         (f"lambda x, layer: x.flatten(1){_TO} / 255", "scaled"),
         (f"lambda x, layer: x.permute(0, 2, 3, 1).flatten(1){_TO}", "order"),
         (f"lambda x, layer: layer(x.flatten(1){_TO})", "output"),
+        (f"lambda x, layer: x.flatten(1).float(){_TO}", "float32"),
+        ("def answer(x, layer):\n    layer.float()\n    return x.flatten(1).to(layer.weight)", "layer was changed"),
+        (f"lambda x, layer: x.flatten(1){_TO} / x.max()", "values changed"),
     ],
     ("nn/10_debugging_a_training_run", "check_exercise_2"): [
         ("((6, 300), (300, 5))", "what the layer expects"),

@@ -80,6 +80,7 @@ def cifar10_train():
 # so the test photos stay unread.
 train = cifar10_train()
 labels = torch.tensor(train.targets)
+# indices sorted by class (stable: in photo order), 500 from each class
 keep = labels.argsort(stable=True).view(10, -1)[:, :500].flatten()
 photos, labels = torch.stack([train[i][0] for i in keep]), labels[keep]
 order = torch.randperm(len(labels))
@@ -234,8 +235,9 @@ plt.show()
 #    %load_ext tensorboard
 #    %tensorboard --logdir runs
 #
-# Each sub-folder of ``runs`` is one run, drawn side by side with the
-# others: one folder per experiment. The "Scalars", "Histograms" and
+# Each sub-folder of ``runs`` is one run; TensorBoard draws every run's
+# curve for a tag on the same chart, one colour per run, so give each
+# experiment its own folder. The "Scalars", "Histograms" and
 # "Images" tabs show what this page plots by hand.
 
 # %%
@@ -243,12 +245,14 @@ plt.show()
 # --------------------------------------
 # A common slip: a loss *summed* over the batch (``reduction="sum"``, or a
 # hand-written ``.sum()``) where the learning rate was chosen for the mean.
-# Every gradient comes out 100 times too large (the batch size), and so
-# does every step. Two runs of one epoch with that bug, the second with
-# ``max_norm=1.0``: ``clip_grad_norm_`` then scales all the gradients down
-# by one factor whenever their norm is above 1, and still returns (and
-# ``train`` logs) the norm from before the scaling. The first epochs, read
-# back:
+# The sum is 100 times (the batch size) the mean, so for the same weights
+# and batch every gradient comes out 100 times too large, and so does the
+# step. Two runs of one epoch with
+# that bug, the second with ``max_norm=1.0``: ``clip_grad_norm_`` then
+# scales all the gradients down by one factor whenever their norm is above
+# 1, and still returns (and ``train`` logs) the norm from before the
+# scaling. For each run, the printout gives the largest norm of its first
+# epoch (40 steps) and the validation accuracy after that epoch:
 train(runs / "sum_loss", reduction="sum")
 train(runs / "sum_loss_clipped", reduction="sum", max_norm=1.0)
 fig, ax = plt.subplots(figsize=(7, 3.2))
@@ -269,14 +273,24 @@ for name in ["mean_loss", "sum_loss", "sum_loss_clipped"]:
     if name == "mean_loss":
         assert max(norms) < 10
     # sphinx_gallery_end_ignore
+# sphinx_gallery_start_ignore
+# the clipped run (the loop's last) ends close to the mean-loss run
+assert (
+    abs(
+        acc
+        - read_run(runs / "mean_loss").Scalars("accuracy/validation")[0].value
+    )
+    < 0.03
+)
+# sphinx_gallery_end_ignore
 ax.set(xlabel="step", ylabel="gradient norm (before clipping)")
 ax.legend()
 plt.show()
 
 # %%
-# Without clipping, the norm passes a thousand within a few steps, one huge
-# update throws the weights far away, and after an epoch the network is
-# about as good as guessing (10%). With clipping, each step is at most the
+# Without clipping, the norm passes a thousand within a few steps, the
+# huge updates throw the weights far away, and after an epoch the network
+# is about as good as guessing (10%). With clipping, each step is at most the
 # learning rate times ``max_norm`` (plus momentum), and the accuracy ends
 # close to the mean-loss run's (same start, same batches). Yet the norm
 # before clipping stays above all of the mean-loss run's norms: the
@@ -292,8 +306,13 @@ plt.show()
 #
 # Histograms and images, read back
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# A histogram record keeps bucket edges and counts. The first layer's
-# weights and their gradients in the mean-loss run, one curve per epoch:
+# A histogram record keeps its smallest value ``min``, the right edge of
+# each bucket (``bucket_limit``) and the count in each (``bucket``). The
+# tags name each parameter as ``model.named_parameters()`` does: in a
+# ``Sequential``, by the layer's position, so ``0.weight`` is the
+# convolution's weight and ``4.weight`` the linear layer's. The first
+# layer's weights and their gradients in the mean-loss run, one curve per
+# epoch:
 run = read_run(runs / "mean_loss")
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
 print(f"histograms: {run.Tags()['histograms']}")
@@ -312,12 +331,12 @@ plt.show()
 # Each curve is one epoch's end; TensorBoard's "Histograms" tab stacks the
 # same curves over the steps. A tall, narrow spike at 0 counts weights
 # whose gradient in that last batch was zero or nearly; a layer whose whole
-# gradient histogram is such a spike has stopped learning, and one that
-# widens from epoch to epoch is a warning sign (see exploding gradients
-# above). Images are logged the same way: here a grid of 16 training
-# photos, made with :func:`torchvision.utils.make_grid`, in a second writer
-# on the same folder. An image record holds a PNG file's bytes, which
-# matplotlib reads:
+# gradient histogram is such a spike learnt next to nothing from that
+# batch, and one that widens from epoch to epoch is a warning sign (see
+# exploding gradients above). Images are logged the same way: here a grid
+# of 16 training photos, made with :func:`torchvision.utils.make_grid`, in
+# a second writer on the same folder. An image record holds a PNG file's
+# bytes, which matplotlib reads:
 import io
 
 from torchvision.utils import make_grid
@@ -349,15 +368,25 @@ torch.testing.assert_close(
 # TensorBoard and TensorFlow
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~
 # ``tensorboard`` does not need TensorFlow. When TensorFlow is installed,
-# though, TensorBoard uses it to read and write files, so the first write
-# also waits for TensorFlow to import.
+# though, TensorBoard imports it to read and write files, so the first
+# write also waits for that import. Whether this page's run imported it:
+import importlib.util
+import sys
+
+installed = importlib.util.find_spec("tensorflow") is not None
+imported = "tensorflow" in sys.modules
+print(f"TensorFlow installed: {installed}, imported: {imported}")
+# sphinx_gallery_start_ignore
+assert imported == installed
+# sphinx_gallery_end_ignore
 
 # %%
 # .. dropdown:: Coming from older PyTorch code?
 #
-#    - ``from tensorboardX import SummaryWriter``: a separate package from
-#      before PyTorch 1.1; ``torch.utils.tensorboard.SummaryWriter`` is
-#      built in and takes the same calls.
+#    - ``from tensorboardX import SummaryWriter``: a separate package
+#      from before PyTorch 1.1; ``torch.utils.tensorboard.SummaryWriter``
+#      is built in and takes the same ``add_...`` calls for what this page
+#      logs.
 #    - ``nn.utils.clip_grad_norm(...)`` without the trailing underscore:
 #      deprecated; ``clip_grad_norm_`` (the underscore marks an in-place
 #      change of the gradients) replaced it.
@@ -369,7 +398,7 @@ torch.testing.assert_close(
 #   and a step, into one folder per run.
 # - ``EventAccumulator`` reads a run back, so a script can plot or check
 #   what was logged; ``tensorboard --logdir runs`` (or ``%tensorboard`` in
-#   a notebook) shows every run side by side.
+#   a notebook) draws every run on the same charts.
 # - Log the gradient norm: a jump by orders of magnitude is an exploding
 #   gradient.
 # - ``clip_grad_norm_`` caps the norm between ``backward`` and ``step`` and
@@ -377,8 +406,8 @@ torch.testing.assert_close(
 #   cause.
 #
 # Next, :ref:`sphx_glr_lessons_nn_10_debugging_a_training_run.py` looks
-# inside a run that fails: shapes, NaNs and the four errors every learner
-# meets.
+# inside a run that fails: shapes, NaNs and four errors most learners
+# meet.
 
 # %%
 # Exercises
@@ -397,17 +426,27 @@ def check_exercise_1(fn):
     """Exercise 1's check: run it on your attempt."""
     gen = torch.Generator().manual_seed(11)
     net = torch.nn.Sequential(
-        torch.nn.Linear(5, 7), torch.nn.Tanh(), torch.nn.Linear(7, 3)
+        torch.nn.Linear(5, 7),
+        torch.nn.Tanh(),
+        torch.nn.Linear(7, 3),
+        torch.nn.Linear(3, 2),  # never used below: no .grad, yet not frozen
     ).double()
     net[0].bias.requires_grad_(False)  # frozen: its .grad stays None
     x = torch.randn(6, 5, generator=gen, dtype=torch.float64)
-    net(x).pow(2).sum().backward()
+    net[:3](x).pow(2).sum().backward()
     net.eval()
     params = dict(net.named_parameters())
     saved = {
         n: p.grad.clone() for n, p in params.items() if p.grad is not None
     }
-    out = fn(net)
+    try:
+        out = fn(net)
+    except AttributeError as err:
+        raise AssertionError(
+            f"your function failed with AttributeError: {err}. A parameter "
+            "can require a gradient and still have .grad None (3.weight "
+            "took no part in the loss): test p.grad is not None"
+        ) from None
     if out is Ellipsis:
         print("Exercise 1 not attempted yet: write the body of grad_norms")
         return

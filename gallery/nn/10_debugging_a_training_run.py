@@ -6,7 +6,7 @@ Training rarely works the first time, and PyTorch runs your model as plain
 Python, so Python's own tools work inside it. This lesson looks inside a
 small network on real photos: it prints the shapes a batch takes, stops in
 ``forward`` with the debugger, traces a NaN gradient to the operation that
-made it, and reads the four errors every learner meets, line by line.
+made it, and reads four errors most learners meet, line by line.
 
 **You will learn** to print the shapes flowing through a model with a
 forward hook, to stop inside ``forward`` with ``breakpoint()``, to find the
@@ -82,10 +82,11 @@ def to_input(batch):
 # %%
 # Shapes with a forward hook
 # --------------------------
-# Most bugs are shape bugs. A **forward hook** is a function PyTorch calls
-# right after a module's ``forward``, with the module, its inputs and its
-# output; ``register_forward_hook`` returns a handle whose ``remove()``
-# takes it off. One hook on every layer prints the shapes of the batch:
+# Many bugs are shape bugs. A **forward hook** is a function PyTorch calls
+# right after a module's ``forward``, with the module, its inputs (a tuple
+# of the positional arguments: ``args[0]`` is the batch) and its output;
+# ``register_forward_hook`` returns a handle whose ``remove()`` takes it
+# off. One hook on every layer prints the shapes of the batch:
 def print_shapes(module, args, output):
     print(f"{type(module).__name__:>9}: ", end="")
     print(f"{tuple(args[0].shape)} -> {tuple(output.shape)}")
@@ -101,7 +102,7 @@ for handle in handles:
 # Each line is one layer, in the order they ran: the convolution keeps the
 # 32x32 size and makes 16 channels, the pool divides each side by 4, and
 # ``Flatten`` turns each photo's ``16 * 8 * 8`` numbers into the 1024 the
-# linear layer expects.
+# linear layer expects. ``ReLU`` keeps the shape: it only changes values.
 #
 # Stopping inside ``forward``
 # ---------------------------
@@ -127,8 +128,9 @@ for handle in handles:
 # %%
 # A NaN, traced to its operation
 # ------------------------------
-# A single NaN ("not a number") in a gradient spreads to every weight it
-# updates, and from then on the loss is NaN too. A classic source: this
+# A NaN ("not a number") in a gradient makes the weight it updates NaN, and
+# NaN spreads through every sum and product it enters: from then on the
+# outputs, and the loss, are NaN too (shown below). A classic source: this
 # "safe" square root, meant to give 0 for inputs that are not positive. Its
 # output is fine; its gradient is not.
 def safe_sqrt(x):
@@ -149,7 +151,10 @@ assert not safe_sqrt(x).isnan().any()
 # checks every backward function's result and raises at the first that
 # returns NaN. It also warns twice: once that the mode is on (it is slow:
 # use it only to debug), and once with the line of the forward pass that
-# created the failing operation.
+# created the failing operation. (The page records the warnings with
+# ``warnings.catch_warnings`` to print their first lines, and the last
+# indented line of the second, the forward line; in your own script they
+# simply print.)
 import warnings
 
 x.grad = None
@@ -169,7 +174,7 @@ with warnings.catch_warnings(record=True) as caught:
 for w in caught:
     lines = str(w.message).splitlines()
     print(f"warned {w.category.__name__}: {lines[0]}")
-code = [ln.strip() for ln in lines if ln.startswith("    ")]  # source lines
+code = [ln.strip() for ln in lines if ln.startswith("    ")]
 print(f"    the forward line: {code[-1]}")
 # sphinx_gallery_start_ignore
 assert [w.category for w in caught] == [UserWarning, UserWarning]
@@ -204,10 +209,33 @@ torch.testing.assert_close(x.grad, torch.tensor([0.25, 0.0, 0.0]))
 # sphinx_gallery_end_ignore
 
 # %%
-# The four errors every learner meets
-# -----------------------------------
+# How far does one NaN weight reach? A copy of the network (the page's
+# own stays intact) gets one in its linear layer:
+import copy
+
+broken = copy.deepcopy(model)
+with torch.no_grad():
+    broken[4].weight[0, 0] = math.nan  # its row 0 makes logit 0
+logits = broken(to_input(photos))
+targets = torch.tensor([0, 3, 1, 8], device=device)  # any classes will do
+losses = F.cross_entropy(logits, targets, reduction="none")  # one per photo
+print(f"NaN logits per class: {logits.isnan().sum(dim=0).tolist()}")
+print(f"loss per photo: {losses.tolist()}")
+# sphinx_gallery_start_ignore
+assert logits[:, 0].isnan().all() and not logits[:, 1:].isnan().any()
+assert losses.isnan().all()
+# sphinx_gallery_end_ignore
+
+# %%
+# Logit 0 is NaN for all four photos, and since the cross-entropy uses
+# every logit, so is each photo's loss.
+
+# %%
+# Four errors most learners meet
+# ------------------------------
 # Each error below is raised on purpose and read line by line. **A shape
-# mismatch in ``Linear``**: the network without its ``Flatten``.
+# mismatch in ``Linear``**: the network without its ``Flatten`` (layers 0
+# to 2 are the convolution, ``ReLU`` and pool; layer 4 is the ``Linear``).
 no_flatten = nn.Sequential(*list(model)[:3], model[4])  # Flatten left out
 try:
     no_flatten(to_input(photos))
@@ -246,9 +274,8 @@ else:
 # on device meta" (the layer's weight) "is not on the expected device
 # cpu" (where the input is); on a CUDA GPU the same mistake raises a
 # message that begins "Expected all tensors to be on the same device" and
-# names the two. Fix: move the batch where the model
-# is, ``x.to(device)``, as ``to_input`` does; build the model, move it,
-# then create the optimizer.
+# names the two. Fix: move the batch where the model is,
+# ``x.to(device)``, as ``to_input`` does.
 #
 # **Double vs Float.** Dividing in NumPy gives 64-bit floats ("double");
 # the model's weights are 32-bit ("float").
@@ -264,15 +291,16 @@ else:
 
 # %%
 # The convolution compared its input's type, ``double``
-# (``torch.float64``), with its bias's, ``float`` (``torch.float32``): a
-# layer does not convert between them silently (a ``Linear`` layer says
-# "mat1 and mat2 must have the same dtype, but got Double and Float").
+# (``torch.float64``), with that of its parameters, ``float``
+# (``torch.float32``): a layer does not convert between them silently.
+# The wording depends on the layer and the device (on the CPU, the
+# convolution names its bias; other layers and devices may word it their
+# own way).
 # Fix: ``torch.from_numpy(pixels).float()``, or divide after converting,
 # as ``to_input`` does.
 #
 # **Backward through a freed graph.** ``backward`` frees the values the
 # graph saved for it, so a second ``backward`` through the same graph fails:
-targets = torch.tensor([0, 3, 1, 8], device=device)  # any classes will do
 loss = F.cross_entropy(model(to_input(photos)), targets)
 loss.backward()
 try:
@@ -289,7 +317,7 @@ model.zero_grad()
 # "Trying to backward through the graph a second time": the first
 # ``backward`` already ran, and "saved intermediate values ... are freed"
 # says why the second cannot: the values each backward function needs were
-# thrown away to save memory. The usual cause is reusing a tensor across
+# thrown away to save memory. A common cause is reusing a tensor across
 # steps (a loss summed over batches, a hidden state carried over): compute
 # a fresh forward pass for each ``backward``, or ``.detach()`` what is
 # carried over. ``retain_graph=True``, which the message offers, is for the
@@ -346,8 +374,10 @@ def check_exercise_1(fn):
     gen = torch.Generator().manual_seed(5)
     photos = torch.randint(0, 256, (3, 2, 4, 5), generator=gen)
     photos = photos.to(torch.uint8)
+    fine = torch.randn(3, 4, 10, generator=gen, dtype=torch.float64)
     cases = [
         ("a float64 layer", photos, torch.nn.Linear(40, 2).double()),
+        ("a float64 batch", fine, torch.nn.Linear(40, 2).double()),
         ("a transposed batch", photos.transpose(2, 3), torch.nn.Linear(40, 2)),
         (
             "a layer on the meta device",
@@ -357,6 +387,8 @@ def check_exercise_1(fn):
     ]
     for what, x, layer in cases:
         x_before = x.clone()
+        weight = layer.weight
+        where = (weight.device, weight.dtype)
         try:
             out = fn(x, layer)
         except Exception as err:
@@ -381,7 +413,11 @@ def check_exercise_1(fn):
                 f"with {what}: expected shape {(len(x), layer.in_features)}, "
                 f"one row per sample, got {tuple(out.shape)}"
             )
-        weight = layer.weight
+        if (layer.weight.device, layer.weight.dtype) != where:
+            raise AssertionError(
+                f"with {what}: the layer was changed; convert the batch "
+                "to the layer, leave the layer as it is"
+            )
         if out.device != weight.device:
             raise AssertionError(
                 f"with {what}: the batch is on {out.device}, the layer on "
@@ -401,11 +437,22 @@ def check_exercise_1(fn):
             raise AssertionError(
                 "the values were scaled: keep them as they are"
             )
-        if not torch.equal(out, want):
+        if torch.equal(out, want):
+            continue
+        if torch.equal(out, want.float().to(want.dtype)):
+            raise AssertionError(
+                f"with {what}: the values went through float32 and lost "
+                "digits: convert straight to layer.weight.dtype"
+            )
+        if torch.equal(out.flatten().sort()[0], want.flatten().sort()[0]):
             raise AssertionError(
                 f"with {what}: the values are not in the order of "
                 "x.flatten(1): reshape, do not permute"
             )
+        raise AssertionError(
+            f"with {what}: the values changed: keep the same numbers, "
+            "only flattened and converted"
+        )
     print("Exercise 1: correct")
 
 
