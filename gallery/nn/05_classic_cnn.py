@@ -38,7 +38,9 @@ print(f"Running on: {device.type}")
 # What a convolution computes
 # ---------------------------
 # Images enter a network as 4-D tensors ``(N, C, H, W)``: samples, channels,
-# height, width (here ``H`` is a height, not a hidden size). A convolution
+# height, width (here ``H`` is a height, not a hidden size). Channels come
+# before the pixels, unlike Keras's default (and a photo read as a NumPy
+# array), which put them last: ``permute(0, 3, 1, 2)`` converts. A convolution
 # slides a small grid of weights, the *kernel*, over the image; at each
 # position it multiplies the kernel with the patch beneath it and sums the
 # products into one output number. Here a 6x6 image, dark on the left and
@@ -55,6 +57,7 @@ print(f"by hand at (0, 1): {(patch * kernel[0, 0]).sum().item()}")
 # sphinx_gallery_start_ignore
 assert out[0, 0, 0, 1] == (patch * kernel[0, 0]).sum() == 3.0
 assert out[0, 0].tolist() == [[0.0, 3.0, 3.0, 0.0]] * 4
+assert torch.zeros(2, 5, 6, 3).permute(0, 3, 1, 2).shape == (2, 3, 5, 6)
 # sphinx_gallery_end_ignore
 
 # %%
