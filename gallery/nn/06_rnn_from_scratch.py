@@ -213,7 +213,8 @@ for step in range(301):
 # ``torch.autograd.grad`` returns it without touching the parameters'
 # ``.grad``.
 probe = x_train[:, :64].clone().requires_grad_()
-(input_grad,) = torch.autograd.grad(model(probe)[0][-1].sum(), probe)
+last_step = model(probe)[0][-1]  # [0]: predictions, not state; [-1]: last
+(input_grad,) = torch.autograd.grad(last_step.sum(), probe)
 per_step = input_grad.norm(dim=(1, 2))  # one norm per input step
 for t in (49, 48, 45, 40, 30, 0):
     print(f"input step {t:2d}: gradient norm {per_step[t]:.1e}")
