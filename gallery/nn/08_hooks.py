@@ -181,7 +181,9 @@ torch.testing.assert_close(a.grad, 2 * a.detach() * torch.tensor([1.0, 5, 5]))
 # computed. Both are tuples: ``grad_output`` holds what arrives from later
 # layers (gradients with respect to the outputs), ``grad_input`` what the
 # module sends back. A tensor hook on ``conv2``'s output, attached by a
-# forward hook, must see the same gradient as ``grad_output``.
+# forward hook, must see the same gradient as ``grad_output``. (The
+# ``with`` below removes both hooks on exit; its parenthesised form needs
+# Python 3.10 or later.)
 seen = {}
 
 
@@ -235,11 +237,11 @@ assert activations[model.conv1].shape == (1, 5, 256, 256)
 # sphinx_gallery_end_ignore
 
 # %%
-# One map per hand-made filter. The edge detectors' weights sum to zero, so
-# they answer 0 on flat regions and a signed value at edges: red and blue
-# mark the two signs, on a scale centred on zero and clipped at the 99.5th
-# percentile. Blur and sharpen (weights summing to 1) are gray, like the
-# photo.
+# One map per hand-made filter. The weights of the edge detectors and of
+# the Laplacian sum to zero, so they answer 0 on flat regions and a signed
+# value at edges and fine detail: red and blue mark the two signs, on a
+# scale centred on zero and clipped at the 99.5th percentile. Blur and
+# sharpen (weights summing to 1) are gray, like the photo.
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -249,7 +251,7 @@ axes.flat[0].imshow(image[0, 0].cpu().numpy(), cmap="gray")
 axes.flat[0].set_title("input")
 for ax, fmap, (title, kernel) in zip(axes.flat[1:], maps, filters.items()):
     limit = np.percentile(np.abs(fmap), 99.5)
-    if abs(np.sum(kernel)) < 1e-6:  # an edge detector
+    if abs(np.sum(kernel)) < 1e-6:  # an edge detector or the Laplacian
         ax.imshow(fmap, cmap="RdBu_r", vmin=-limit, vmax=limit)
     else:
         ax.imshow(fmap, cmap="gray", vmin=0, vmax=limit)
