@@ -231,10 +231,12 @@ def torch_twin(momentum=0.01, eps=1e-3):
 # -------------------
 # Keras's weights come in the order of PyTorch's ``state_dict``, the
 # model's named tensors (minus its ``num_batches_tracked`` counters), in
-# other layouts: a ``Dense``
-# kernel ``(in, out)`` is the transpose of ``Linear.weight``, a ``Conv2D``
-# kernel ``(kh, kw, in, out)`` becomes ``(out, in, kh, kw)``. Permute;
-# a reshape to the same shape would scramble the numbers silently.
+# other layouts: a ``Dense`` kernel ``(in, out)`` is the transpose of
+# ``Linear.weight``, a ``Conv2D`` kernel ``(kh, kw, in, out)`` becomes
+# ``(out, in, kh, kw)``. Permute; a reshape to the same shape would
+# scramble the numbers silently. ``copy_`` writes in place (a trailing
+# underscore says so), under ``torch.no_grad()`` so autograd does not
+# record it.
 
 
 def torch_layout(array):  # a Keras weight in PyTorch's layout
@@ -256,7 +258,9 @@ def copy_from_keras(arrays, model):  # arrays from Keras's get_weights()
 
 
 # %%
-# We copy the starting weights into the twin and list some pairs:
+# We copy the starting weights into the twin and list some pairs.
+# ``nn.Sequential`` names each tensor by its layer's position and role:
+# ``0.weight`` is the first layer's weight, ``9.bias`` the last's bias.
 start_weights = keras_model.get_weights()  # NumPy arrays, Keras layouts
 model = torch_twin()
 names = copy_from_keras(start_weights, model)
