@@ -2,7 +2,7 @@
 Debugging a training run
 ========================
 
-Training rarely works the first time, and PyTorch runs your model as plain
+Training often fails at first, and PyTorch runs your model as plain
 Python, so Python's own tools work inside it. This lesson looks inside a
 small network on real photos: it prints the shapes a batch takes, stops in
 ``forward`` with the debugger, traces a NaN gradient to the operation that
@@ -120,7 +120,8 @@ for handle in handles:
 #
 # At the ``(Pdb)`` prompt, ``p x.shape`` prints a value, ``n`` runs the
 # next line, ``s`` steps into a call, ``c`` continues and ``q`` quits.
-# Jupyter shows the same prompt under the cell. Setting the environment
+# In Jupyter, a debugger prompt with the same commands opens under the
+# cell. Setting the environment
 # variable ``PYTHONBREAKPOINT=0`` turns every ``breakpoint()`` into a no-op,
 # so a forgotten one does not stop a long run.
 
