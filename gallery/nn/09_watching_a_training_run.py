@@ -499,6 +499,10 @@ def check_exercise_1(fn):
     print("Exercise 1: correct")
 
 
+# %%
+# Your attempt at exercise 1, then its check:
+
+
 def grad_norms(model):
     return ...  # replace ... with your code
 
@@ -611,6 +615,10 @@ def check_exercise_2(fn):
                 )
             )
     print("Exercise 2: correct")
+
+
+# %%
+# Your attempt at exercise 2, then its check:
 
 
 def clipped_step(model, optimizer, loss, max_norm):

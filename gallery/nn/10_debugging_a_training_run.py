@@ -457,6 +457,10 @@ def check_exercise_1(fn):
     print("Exercise 1: correct")
 
 
+# %%
+# Your attempt at exercise 1, then its check:
+
+
 def as_linear_input(x, layer):
     return ...  # replace ... with your code
 
@@ -504,6 +508,9 @@ def check_exercise_2(answer):
         )
     print("Exercise 2: correct")
 
+
+# %%
+# Your attempt at exercise 2, then its check:
 
 answer = ...  # replace ... with your answer
 check_exercise_2(answer)
