@@ -9,8 +9,8 @@ from conftest import ROOT, captured_output, page
 
 GALLERY = ROOT / "gallery"
 STEP = re.compile(r"^step +(\d+): loss (\S+)$", re.M)
-# basics/06 prints both frameworks side by side
-BOTH = re.compile(r"^step +(\d+): TF1 (\S+) +PyTorch (\S+)$", re.M)
+# basics/06 prints both frameworks side by side: TF2 first, TF1 as history
+BOTH = re.compile(r"^step +(\d+): (TF[12]) (\S+) +PyTorch (\S+)$", re.M)
 
 
 def _output(site, name: str) -> str:
@@ -28,8 +28,10 @@ def test_the_main_thread_prints_the_same_losses(site):
     ]
     losses = {n: dict(STEP.findall(_output(site, n))) for n in lessons}
     both = BOTH.findall(_output(site, "basics/06_static_vs_dynamic_graphs"))
-    losses["basics/06 TF1"] = {step: tf for step, tf, _ in both}
-    losses["basics/06 PyTorch"] = {step: pt for step, _, pt in both}
+    for tf in ("TF2", "TF1"):
+        rows = [(step, t, pt) for step, name, t, pt in both if name == tf]
+        losses[f"basics/06 {tf}"] = {step: t for step, t, _ in rows}
+        losses[f"basics/06 PyTorch ({tf} run)"] = {s: p for s, _, p in rows}
     reference = losses[lessons[0]]
     assert len(reference) >= 5
     for name, found in losses.items():
