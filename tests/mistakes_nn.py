@@ -660,46 +660,124 @@ _STEP = "lambda model, optimizer, loss, max_norm: "
 _TO = ".to(layer.weight.device, layer.weight.dtype)"
 MISTAKES |= {
     ("nn/09_watching_a_training_run", "check_exercise_1"): [
-        (f"lambda model: {{n: p.grad.pow(2).sum().item() {_KEEP}}}", "squared norm"),
-        (f"lambda model: {{n: p.norm().item() {_KEEP}}}", "norm of the weights"),
-        (f"lambda model: {{n: p.grad.abs().max().item() {_KEEP}}}", "largest entry"),
+        (
+            f"lambda model: {{n: p.grad.pow(2).sum().item() {_KEEP}}}",
+            "squared norm",
+        ),
+        (
+            f"lambda model: {{n: p.norm().item() {_KEEP}}}",
+            "norm of the weights",
+        ),
+        (
+            f"lambda model: {{n: p.grad.abs().max().item() {_KEEP}}}",
+            "largest entry",
+        ),
         (f"lambda model: {{n: p.grad.abs().sum().item() {_KEEP}}}", "L1 norm"),
-        ("lambda model: {n: (p.grad.norm().item() if p.grad is not None else 0.0) for n, p in model.named_parameters()}", "frozen"),
-        ("lambda model: {i: p.grad.norm().item() for i, p in enumerate(model.parameters()) if p.grad is not None}", "expected the keys"),
-        ("lambda model: [p.grad.norm().item() for p in model.parameters() if p.grad is not None]", "a dict"),
-        (f"lambda model: {{n: p.grad.pow_(2).sum().sqrt().item() {_KEEP}}}", "changed"),
-        (f"lambda model: ({{n: p.grad.norm().item() {_KEEP}}}, model.zero_grad())[0]", "changed"),
-        (f"lambda model: (model.train(), {{n: p.grad.norm().item() {_KEEP}}})[1]", "mode"),
-        (f"lambda model: {{n: torch.nn.utils.get_total_norm([q.grad for q in model.parameters() if q.grad is not None]).item() {_KEEP}}}", "gradient norm of"),
-        ("lambda model: {n: p.grad.norm().item() for n, p in model.named_parameters() if p.requires_grad}", "p.grad is not None"),
+        (
+            "lambda model: {n: (p.grad.norm().item() if p.grad is not None else 0.0) for n, p in model.named_parameters()}",
+            "frozen",
+        ),
+        (
+            "lambda model: {i: p.grad.norm().item() for i, p in enumerate(model.parameters()) if p.grad is not None}",
+            "expected the keys",
+        ),
+        (
+            "lambda model: [p.grad.norm().item() for p in model.parameters() if p.grad is not None]",
+            "a dict",
+        ),
+        (
+            f"lambda model: {{n: p.grad.pow_(2).sum().sqrt().item() {_KEEP}}}",
+            "changed",
+        ),
+        (
+            f"lambda model: ({{n: p.grad.norm().item() {_KEEP}}}, model.zero_grad())[0]",
+            "changed",
+        ),
+        (
+            f"lambda model: (model.train(), {{n: p.grad.norm().item() {_KEEP}}})[1]",
+            "mode",
+        ),
+        (
+            f"lambda model: {{n: torch.nn.utils.get_total_norm([q.grad for q in model.parameters() if q.grad is not None]).item() {_KEEP}}}",
+            "gradient norm of",
+        ),
+        (
+            "lambda model: {n: p.grad.norm().item() for n, p in model.named_parameters() if p.requires_grad}",
+            "p.grad is not None",
+        ),
     ],
     ("nn/09_watching_a_training_run", "check_exercise_2"): [
-        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), optimizer.step(), {_TOTAL})[3]", "unclipped"),
-        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), optimizer.step(), {_CLIP})[3]", "unclipped"),
-        (f"{_STEP}(loss.backward(), {_CLIP}, optimizer.step())[1]", "zero_grad"),
-        (f"{_STEP}((n := {_CLIP}), optimizer.zero_grad(), loss.backward(), optimizer.step(), n)[4]", "unclipped"),
-        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), {_CLIP})[2]", "did not move"),
-        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), [torch.nn.utils.clip_grad_norm_([p], max_norm) for p in model.parameters()], optimizer.step())[2]", "on its own"),
-        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), torch.nn.utils.clip_grad_value_(model.parameters(), max_norm), optimizer.step())[3]", "each value"),
-        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), (n := {_TOTAL}), [p.grad.mul_(max_norm / n) for p in model.parameters()], optimizer.step(), n)[5]", "below max_norm"),
-        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), {_CLIP}, optimizer.step(), {_TOTAL})[4]", "after clipping"),
-        (f"{_STEP}(optimizer.zero_grad(), loss.backward(), {_CLIP}, optimizer.step())[3]", "return the norm"),
-        (f"{_STEP}(model.eval(), optimizer.zero_grad(), loss.backward(), {_CLIP}, optimizer.step())[3]", "mode"),
+        (
+            f"{_STEP}(optimizer.zero_grad(), loss.backward(), optimizer.step(), {_TOTAL})[3]",
+            "unclipped",
+        ),
+        (
+            f"{_STEP}(optimizer.zero_grad(), loss.backward(), optimizer.step(), {_CLIP})[3]",
+            "unclipped",
+        ),
+        (
+            f"{_STEP}(loss.backward(), {_CLIP}, optimizer.step())[1]",
+            "zero_grad",
+        ),
+        (
+            f"{_STEP}((n := {_CLIP}), optimizer.zero_grad(), loss.backward(), optimizer.step(), n)[4]",
+            "unclipped",
+        ),
+        (
+            f"{_STEP}(optimizer.zero_grad(), loss.backward(), {_CLIP})[2]",
+            "did not move",
+        ),
+        (
+            f"{_STEP}(optimizer.zero_grad(), loss.backward(), [torch.nn.utils.clip_grad_norm_([p], max_norm) for p in model.parameters()], optimizer.step())[2]",
+            "on its own",
+        ),
+        (
+            f"{_STEP}(optimizer.zero_grad(), loss.backward(), torch.nn.utils.clip_grad_value_(model.parameters(), max_norm), optimizer.step())[3]",
+            "each value",
+        ),
+        (
+            f"{_STEP}(optimizer.zero_grad(), loss.backward(), (n := {_TOTAL}), [p.grad.mul_(max_norm / n) for p in model.parameters()], optimizer.step(), n)[5]",
+            "below max_norm",
+        ),
+        (
+            f"{_STEP}(optimizer.zero_grad(), loss.backward(), {_CLIP}, optimizer.step(), {_TOTAL})[4]",
+            "after clipping",
+        ),
+        (
+            f"{_STEP}(optimizer.zero_grad(), loss.backward(), {_CLIP}, optimizer.step())[3]",
+            "return the norm",
+        ),
+        (
+            f"{_STEP}(model.eval(), optimizer.zero_grad(), loss.backward(), {_CLIP}, optimizer.step())[3]",
+            "mode",
+        ),
     ],
     ("nn/10_debugging_a_training_run", "check_exercise_1"): [
         (f"lambda x, layer: x.view(x.shape[0], -1){_TO}", "view"),
         (f"lambda x, layer: x.flatten(){_TO}", "expected shape"),
         (f"lambda x, layer: x.flatten(0, 1){_TO}", "expected shape"),
         ("lambda x, layer: x.flatten(1).float()", "dtype"),
-        ("lambda x, layer: x.flatten(1).to(layer.weight.dtype)", "the layer on meta"),
-        ("lambda x, layer: x.flatten(1).to('cpu', layer.weight.dtype)", "the layer on meta"),
+        (
+            "lambda x, layer: x.flatten(1).to(layer.weight.dtype)",
+            "the layer on meta",
+        ),
+        (
+            "lambda x, layer: x.flatten(1).to('cpu', layer.weight.dtype)",
+            "the layer on meta",
+        ),
         ("lambda x, layer: x.flatten(1).to(layer.weight.device)", "dtype"),
-        ("lambda x, layer: x.reshape(-1, layer.in_features).double()", "dtype"),
+        (
+            "lambda x, layer: x.reshape(-1, layer.in_features).double()",
+            "dtype",
+        ),
         (f"lambda x, layer: x.flatten(1){_TO} / 255", "scaled"),
         (f"lambda x, layer: x.permute(0, 2, 3, 1).flatten(1){_TO}", "order"),
         (f"lambda x, layer: layer(x.flatten(1){_TO})", "output"),
         (f"lambda x, layer: x.flatten(1).float(){_TO}", "float32"),
-        ("def answer(x, layer):\n    layer.float()\n    return x.flatten(1).to(layer.weight)", "layer was changed"),
+        (
+            "def answer(x, layer):\n    layer.float()\n    return x.flatten(1).to(layer.weight)",
+            "layer was changed",
+        ),
         (f"lambda x, layer: x.flatten(1){_TO} / x.max()", "values changed"),
     ],
     ("nn/10_debugging_a_training_run", "check_exercise_2"): [
