@@ -473,8 +473,10 @@ assert same
 # - Curves show whether training still improves; a confusion matrix shows
 #   which classes the network mixes up.
 #
-# Next, :ref:`sphx_glr_lessons_data_04_torchvision_datasets.py` opens up the
-# data side of this page: torchvision's datasets, ``ImageFolder``, and
+# Next, :ref:`sphx_glr_lessons_nn_09_watching_a_training_run.py` watches a
+# run like this one as it trains, and what to do when it goes wrong;
+# :ref:`sphx_glr_lessons_data_04_torchvision_datasets.py` opens up the data
+# side of this page: torchvision's datasets, ``ImageFolder``, and
 # ``transforms.v2`` pipelines for normalising and augmenting photos.
 
 
