@@ -49,8 +49,8 @@ print(f"Running on {device.type} in {precision}")
 # Getting CIFAR-10
 # ----------------
 # 50,000 training and 10,000 test images, 32x32 pixels. ``get_cifar10``
-# unpacks the offline JPEG copy in the folder ``PBE_DATA_DIR`` names and
-# returns its folder, else torchvision downloads the original.
+# returns the unpacked offline JPEG copy's folder, else downloads the
+# original; skip its body on a first read.
 import pooch
 from torchvision import datasets
 
