@@ -312,6 +312,28 @@ MISTAKES |= {
         ),
         # Keras's Dense(units) call: PyTorch needs both sizes
         ("lambda kernel, bias: nn.Linear(kernel.shape[1])", "failed"),
+        # the weight replaced, the bias left float32
+        (
+            "def answer(kernel, bias):\n"
+            "    layer = nn.Linear(*kernel.shape)\n"
+            "    layer.weight = nn.Parameter(torch.tensor(kernel.T))\n"
+            "    layer.bias = nn.Parameter(torch.tensor(bias, "
+            "dtype=torch.float32))\n"
+            "    return layer\n",
+            "the bias",
+        ),
+        # a plain tensor, not a parameter: no optimizer sees it
+        (
+            "def answer(kernel, bias):\n"
+            "    dtype = torch.from_numpy(kernel).dtype\n"
+            "    layer = nn.Linear(*kernel.shape, dtype=dtype)\n"
+            "    del layer.weight\n"
+            "    layer.weight = torch.tensor(kernel.T, requires_grad=True)\n"
+            "    with torch.no_grad():\n"
+            "        layer.bias.copy_(torch.tensor(bias))\n"
+            "    return layer\n",
+            "nn.Parameter",
+        ),
     ],
     (_K11, "check_exercise_2"): [
         # Keras's number copied
@@ -347,6 +369,12 @@ MISTAKES |= {
             _BN + "nn.BatchNorm1d(channels, epsilon, 1 - momentum)",
             "(N, C, H, W)",
         ),
+        # per-image statistics: the running mean matches, outputs do not
+        (
+            _BN + "nn.InstanceNorm2d(channels, epsilon, 1 - momentum, "
+            "affine=True, track_running_stats=True)",
+            "over the batch",
+        ),
     ],
     (_K11, "check_exercise_3"): [
         # channels last into Conv2d
@@ -375,6 +403,24 @@ MISTAKES |= {
         (_predict(result="logits.softmax(dim=0)"), "probabilities"),
         # float32 whatever the images were
         (_predict(result="logits.float().softmax(dim=1)"), "float64"),
+        # autograd switched off for the caller too
+        (
+            _predict(
+                mode="    model.eval()\n    torch.set_grad_enabled(False)\n",
+                context="contextlib.nullcontext()",
+            ).replace("def answer", "import contextlib\n\ndef answer"),
+            "switched off",
+        ),
+        # a NumPy array, as Keras's predict returns
+        (_predict(result="logits.softmax(dim=1).numpy()"), "ndarray"),
+        # a forward pass in training mode first
+        (
+            _predict(
+                mode="    model(images.permute(0, 3, 1, 2))\n"
+                "    model.eval()\n"
+            ),
+            "training mode",
+        ),
     ],
 }
 
@@ -391,6 +437,7 @@ VARIANTS |= {
     ],
     (_K11, "check_exercise_2"): [
         _BN + "nn.BatchNorm2d(channels, epsilon, 1 - momentum)",
+        _BN + "nn.LazyBatchNorm2d(eps=epsilon, momentum=1 - momentum)",
         _BN + "nn.BatchNorm2d(channels, eps=epsilon, momentum=1 - momentum)"
         ".train()",
     ],
