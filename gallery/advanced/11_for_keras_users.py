@@ -220,8 +220,8 @@ def torch_twin(momentum=0.01, eps=1e-3):
         nn.Conv2d(8, 16, 3, padding=1),
         nn.BatchNorm2d(16, momentum=momentum, eps=eps),
         nn.ReLU(),
-        nn.AdaptiveAvgPool2d(1),  # GlobalAveragePooling2D ...
-        nn.Flatten(),  # ... keeps (N, C, 1, 1); flatten to (N, C)
+        nn.AdaptiveAvgPool2d(1),  # GlobalAveragePooling2D, but (N, C, 1, 1)
+        nn.Flatten(),  # ... so flatten to Keras's (N, C)
         nn.Linear(16, 10),
     )
 
