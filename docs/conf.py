@@ -91,9 +91,10 @@ sphinx_gallery_conf = {
     "within_subsection_order": "FileNameSortKey",
     # Notebooks: plots inline, like the page; the versions the site was
     # run with (every lesson re-runs when uv.lock changes: pbe.rerun) and a
-    # link to the set-up page. pbe.notebook writes every lesson's notebook again
-    # after sphinx-gallery, with Markdown by pandoc (pypandoc-binary, one
-    # call per lesson) rather than sphinx-gallery's per-block "pypandoc".
+    # link to the set-up page. pbe.notebook writes every lesson's notebook
+    # again after sphinx-gallery, with Markdown by pandoc (pypandoc-binary,
+    # one call per lesson) rather than sphinx-gallery's per-block
+    # "pypandoc".
     "first_notebook_cell": first_cell(
         f"{pbe_documentation}{version}/setup.html"
     ),
