@@ -226,13 +226,8 @@ def practice_that_waits(cells: list[dict]) -> list[dict]:
     return out
 
 
-def lesson_notebook(path: Path, gallery_conf, links: dict) -> dict:
-    """The learner's notebook of the lesson at ``path``."""
-    from sphinx_gallery.notebook import (
-        add_code_cell,
-        add_markdown_cell,
-        jupyter_notebook_skeleton,
-    )
+def lesson_blocks(path: Path) -> list[tuple[str, str]]:
+    """The lesson's text and code blocks, as its notebook shows them."""
     from sphinx_gallery.py_source_parser import (
         remove_config_comments,
         remove_ignore_blocks,
@@ -244,8 +239,24 @@ def lesson_notebook(path: Path, gallery_conf, links: dict) -> dict:
         (b.type, remove_config_comments(remove_ignore_blocks(b.content)))
         for b in blocks
     ]
-    blocks = [(kind, text) for kind, text in blocks if text.strip()]
-    markdown = iter(to_markdown([t for k, t in blocks if k == "text"], links))
+    return [(kind, text) for kind, text in blocks if text.strip()]
+
+
+def lesson_notebook(
+    path: Path, gallery_conf, links: dict, markdown: list[str] | None = None
+) -> dict:
+    """The learner's notebook of the lesson at ``path`` (``markdown``: its
+    text blocks already converted, else converted here)."""
+    from sphinx_gallery.notebook import (
+        add_code_cell,
+        add_markdown_cell,
+        jupyter_notebook_skeleton,
+    )
+
+    blocks = lesson_blocks(path)
+    if markdown is None:
+        markdown = to_markdown([t for k, t in blocks if k == "text"], links)
+    markdown = iter(markdown)
     notebook = jupyter_notebook_skeleton()
     if gallery_conf.get("first_notebook_cell"):
         add_code_cell(notebook, gallery_conf["first_notebook_cell"])
@@ -296,12 +307,19 @@ def _write_notebooks(app) -> None:
         for root, target in gallery.dirs(gallery_conf)
         for path in sorted(root.glob("*/*.py"))
     ]
-    # pandoc runs in its own process: one per core at a time
+    # pandoc runs in its own process: one per core at a time. Only pandoc
+    # runs in threads: CPython 3.11's ast.parse (sphinx-gallery's parser,
+    # the check finder) is not safe to call from several threads at once.
+    texts = [
+        [t for k, t in lesson_blocks(path) if k == "text"]
+        for path, _ in lessons
+    ]
     with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
-        notebooks = pool.map(
-            lambda lesson: lesson_notebook(lesson[0], gallery_conf, links),
-            lessons,
-        )
+        converted = list(pool.map(lambda t: to_markdown(t, links), texts))
+    notebooks = [
+        lesson_notebook(path, gallery_conf, links, markdown)
+        for (path, _), markdown in zip(lessons, converted)
+    ]
     for (path, target), notebook in zip(lessons, notebooks):
         out = target / path.parent.name / f"{path.stem}.ipynb"
         out.parent.mkdir(parents=True, exist_ok=True)
