@@ -862,6 +862,10 @@ def check_exercise_1(fn):
     print("Exercise 1: correct")
 
 
+# %%
+# Your attempt at exercise 1, then its check:
+
+
 def dense_to_linear(kernel, bias):
     return ...  # replace ... with your code
 
@@ -926,6 +930,10 @@ def check_exercise_2(fn):
             f"adding epsilon={epsilon} to the variance"
         )
     print("Exercise 2: correct")
+
+
+# %%
+# Your attempt at exercise 2, then its check:
 
 
 def keras_batchnorm(channels, momentum=0.99, epsilon=1e-3):
@@ -1021,6 +1029,10 @@ def check_exercise_3(fn):
                 "(N, C, H, W) with permute(0, 3, 1, 2)?"
             )
     print("Exercise 3: correct")
+
+
+# %%
+# Your attempt at exercise 3, then its check:
 
 
 def predict(model, images):
