@@ -143,11 +143,12 @@ def tests(session: nox.Session) -> None:
         session,
         "-m",
         "pytest",
-        # Two workers (pytest-xdist): notebooks spend seconds starting a
-        # kernel and importing torch, which overlap well with another's
-        # work. A later ``-n`` in posargs wins (``-- -n 0`` for none).
+        # Two workers (pytest-xdist), handed tests one at a time in
+        # conftest.py's order (longest first), so both finish together.
+        # A later ``-n`` in posargs wins (``-- -n 0`` for none).
         "--numprocesses=2",
-        "--dist=worksteal",
+        "--dist=load",
+        "--maxschedchunk=1",
         *args,
         env={"PBE_AXE_JS": str(axe_js)},
     )

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import json
+import math
 import os
 import re
 import subprocess
@@ -114,6 +116,9 @@ def pytest_configure(config):
         "inputs(*paths): skip if passed before with the same uv.lock and "
         "the same files under paths (conftest.py)",
     )
+    config.addinivalue_line(
+        "markers", "slow: takes minutes; scheduled first (conftest.py)"
+    )
 
 
 _KEY = pytest.StashKey[str]()
@@ -184,6 +189,33 @@ def lessons_to_run(base: str, root: Path = ROOT) -> set[str] | None:
         for p in changed
         if p.startswith("gallery/") and p.endswith(".py")
     }
+
+
+def lesson_seconds(lesson: Path) -> float | None:
+    """The lesson's seconds in the last build (its stamp), if it ran."""
+    stamp = ROOT / "docs" / "lessons" / lesson.parent.name
+    stamp = stamp / f"{lesson.stem}.verified.json"
+    if not stamp.is_file():
+        return None
+    return json.loads(stamp.read_text(encoding="utf-8"))["seconds"]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Longest first, so that two workers finish together: the lesson runs
+    by their build seconds, after the tests marked ``slow`` (pytest-xdist
+    hands tests out in this order, a few at a time)."""
+
+    def cost(item) -> float:
+        if item.get_closest_marker("slow"):
+            return math.inf
+        lesson = getattr(item, "callspec", None) and item.callspec.params.get(
+            "lesson"
+        )
+        if item.path.name == "test_downloads_run.py" and lesson:
+            return lesson_seconds(lesson) or 0.0
+        return 0.0
+
+    items.sort(key=cost, reverse=True)  # stable: the rest keep their order
 
 
 _SECONDS: collections.Counter = collections.Counter()

@@ -25,7 +25,6 @@ no-change ``nox -s tests`` runs nothing again.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import shutil
@@ -37,10 +36,10 @@ import nbformat
 import pytest
 from conftest import (
     LESSONS,
-    ROOT,
     downloads,
     inputs_key,
     lesson_id,
+    lesson_seconds,
     lessons_to_run,
     passed_before,
     record_pass,
@@ -70,16 +69,10 @@ WARNINGS_ARE_ERRORS = [
 
 def limit_seconds(lesson: Path) -> int:
     """Three times the lesson's build seconds, plus a minute."""
-    stamp = (
-        ROOT
-        / "docs"
-        / "lessons"
-        / lesson.parent.name
-        / f"{lesson.stem}.verified.json"
-    )
-    if not stamp.is_file():
+    seconds = lesson_seconds(lesson)
+    if seconds is None:
         pytest.fail(f"{lesson_id(lesson)}: no stamp, the build did not run it")
-    return math.ceil(3 * json.loads(stamp.read_text())["seconds"] + 60)
+    return math.ceil(3 * seconds + 60)
 
 
 @pytest.fixture(scope="session")
@@ -107,7 +100,20 @@ def run_once(request, selection, lesson):
 
 
 def _clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    """The environment minus PYTHONPATH; under pytest-xdist, a fair share
+    of the cores as each lesson's threads (torch reads OMP_NUM_THREADS).
+
+    Two lessons each running a pool of two OpenMP threads on two cores
+    stall each other at every parallel region: nn/07 trained more than
+    twice as slowly beside one busy process as alone. One thread each, two at a
+    time, gets more done.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1 and "OMP_NUM_THREADS" not in env:
+        share = max(1, (os.cpu_count() or 1) // workers)
+        env["OMP_NUM_THREADS"] = str(share)
+    return env
 
 
 @pytest.mark.parametrize("lesson", PROCESS_LESSONS, ids=lesson_id)

@@ -15,7 +15,9 @@ from conftest import SITE
 HERE = Path(__file__).parent
 
 
-# Skipped when it passed before on the same bytes (conftest.py).
+# Skipped when it passed before on the same bytes (conftest.py); minutes
+# of work, so it starts first.
+@pytest.mark.slow
 @pytest.mark.inputs(SITE, HERE / "linkcheckerrc", __file__)
 def test_internal_links_and_anchors_resolve(site):
     with tempfile.TemporaryDirectory() as tmp:
