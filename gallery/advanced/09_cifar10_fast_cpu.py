@@ -2,7 +2,7 @@
 Training CIFAR-10 fast on a CPU
 ===============================
 
-How much accuracy can under a minute of training on a CPU buy? We keep
+How much accuracy can about a minute of training on a CPU buy? We keep
 CIFAR-10 in memory and train a network with the tricks of two fast recipes
 (Keller Jordan's airbench, David Page's "How to train your ResNet");
 going deeper, we measure what each trick buys and costs.
