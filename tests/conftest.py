@@ -30,7 +30,6 @@ from __future__ import annotations
 import collections
 import hashlib
 import json
-import math
 import os
 import re
 import subprocess
@@ -116,9 +115,6 @@ def pytest_configure(config):
         "inputs(*paths): skip if passed before with the same uv.lock and "
         "the same files under paths (conftest.py)",
     )
-    config.addinivalue_line(
-        "markers", "slow: takes minutes; scheduled first (conftest.py)"
-    )
 
 
 _KEY = pytest.StashKey[str]()
@@ -202,12 +198,10 @@ def lesson_seconds(lesson: Path) -> float | None:
 
 def pytest_collection_modifyitems(config, items):
     """Longest first, so that two workers finish together: the lesson runs
-    by their build seconds, after the tests marked ``slow`` (pytest-xdist
-    hands tests out in this order, a few at a time)."""
+    by their build seconds, then the rest in file order (pytest-xdist hands
+    tests out in this order, one at a time)."""
 
     def cost(item) -> float:
-        if item.get_closest_marker("slow"):
-            return math.inf
         lesson = getattr(item, "callspec", None) and item.callspec.params.get(
             "lesson"
         )

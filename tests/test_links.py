@@ -1,4 +1,6 @@
-"""Every internal link and #anchor of the built site resolves (LinkChecker)."""
+"""Every internal link of the built site resolves (LinkChecker): pages,
+images, downloads, notebooks, static files. Its #anchors are Sphinx's
+cross-references, which the build checks (tests/linkcheckerrc says why)."""
 
 from __future__ import annotations
 
@@ -15,11 +17,9 @@ from conftest import SITE
 HERE = Path(__file__).parent
 
 
-# Skipped when it passed before on the same bytes (conftest.py); minutes
-# of work, so it starts first.
-@pytest.mark.slow
+# Skipped when it passed before on the same bytes (conftest.py).
 @pytest.mark.inputs(SITE, HERE / "linkcheckerrc", __file__)
-def test_internal_links_and_anchors_resolve(site):
+def test_internal_links_resolve(site):
     with tempfile.TemporaryDirectory() as tmp:
         # Run as root, LinkChecker drops to user "nobody": check a readable
         # copy.
