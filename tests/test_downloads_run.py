@@ -105,8 +105,8 @@ def _clean_env() -> dict[str, str]:
 
     Two lessons each running a pool of two OpenMP threads on two cores
     stall each other at every parallel region: nn/07 trained more than
-    twice as slowly beside one busy process as alone. One thread each, two at a
-    time, gets more done.
+    twice as slowly beside one busy process as alone. One thread each,
+    two lessons at a time, gets more done.
     """
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
