@@ -202,12 +202,10 @@ def pytest_collection_modifyitems(config, items):
     tests out in this order, one at a time)."""
 
     def cost(item) -> float:
-        lesson = getattr(item, "callspec", None) and item.callspec.params.get(
-            "lesson"
-        )
-        if item.path.name == "test_downloads_run.py" and lesson:
-            return lesson_seconds(lesson) or 0.0
-        return 0.0
+        callspec = getattr(item, "callspec", None)  # parametrized tests only
+        if item.path.name != "test_downloads_run.py" or callspec is None:
+            return 0.0
+        return lesson_seconds(callspec.params["lesson"]) or 0.0
 
     items.sort(key=cost, reverse=True)  # stable: the rest keep their order
 

@@ -72,12 +72,14 @@ def test_each_cifar_lesson_unpacks_into_its_own_folder():
     """A lesson unpacks the offline copy into a folder no other lesson
     names, so two lessons running at once never read a half-written one
     (pooch's ``Unzip`` skips a folder that already exists)."""
-    folders = {
-        lesson.relative_to(GALLERY): set(
-            re.findall(r'"(cifar10-jpeg-[\w-]+)"', lesson.read_text("utf-8"))
-        )
+    sources = {
+        lesson.relative_to(GALLERY): lesson.read_text(encoding="utf-8")
         for lesson in sorted(GALLERY.glob("*/*.py"))
-        if ZIP in lesson.read_text(encoding="utf-8")
+    }
+    folders = {
+        lesson: set(re.findall(r'"(cifar10-jpeg-[\w-]+)"', source))
+        for lesson, source in sources.items()
+        if ZIP in source
     }
     assert len(folders) >= 2, folders
     assert all(len(names) == 1 for names in folders.values()), folders

@@ -243,19 +243,16 @@ def lesson_blocks(path: Path) -> list[tuple[str, str]]:
 
 
 def lesson_notebook(
-    path: Path, gallery_conf, links: dict, markdown: list[str] | None = None
+    blocks: list[tuple[str, str]], markdown: list[str], gallery_conf
 ) -> dict:
-    """The learner's notebook of the lesson at ``path`` (``markdown``: its
-    text blocks already converted, else converted here)."""
+    """The learner's notebook from the lesson's ``blocks`` (``lesson_blocks``)
+    and its text blocks in Markdown (``to_markdown``)."""
     from sphinx_gallery.notebook import (
         add_code_cell,
         add_markdown_cell,
         jupyter_notebook_skeleton,
     )
 
-    blocks = lesson_blocks(path)
-    if markdown is None:
-        markdown = to_markdown([t for k, t in blocks if k == "text"], links)
     markdown = iter(markdown)
     notebook = jupyter_notebook_skeleton()
     if gallery_conf.get("first_notebook_cell"):
@@ -310,15 +307,13 @@ def _write_notebooks(app) -> None:
     # pandoc runs in its own process: one per core at a time. Only pandoc
     # runs in threads: CPython 3.11's ast.parse (sphinx-gallery's parser,
     # the check finder) is not safe to call from several threads at once.
-    texts = [
-        [t for k, t in lesson_blocks(path) if k == "text"]
-        for path, _ in lessons
-    ]
+    blocks = [lesson_blocks(path) for path, _ in lessons]
+    texts = [[t for k, t in b if k == "text"] for b in blocks]
     with ThreadPoolExecutor(max_workers=os.cpu_count()) as pool:
         converted = list(pool.map(lambda t: to_markdown(t, links), texts))
     notebooks = [
-        lesson_notebook(path, gallery_conf, links, markdown)
-        for (path, _), markdown in zip(lessons, converted)
+        lesson_notebook(b, markdown, gallery_conf)
+        for b, markdown in zip(blocks, converted)
     ]
     for (path, target), notebook in zip(lessons, notebooks):
         out = target / path.parent.name / f"{path.stem}.ipynb"
