@@ -64,6 +64,10 @@ def venv(session: nox.Session) -> None:
         "sync",
         "--locked",  # fail if uv.lock no longer matches pyproject.toml
         "--no-default-groups",
+        # Write .pyc files now: where PYTHONDONTWRITEBYTECODE is set (it is
+        # on ours) every process would otherwise compile torch's sources
+        # again on import (import torch, torchvision: 9.5 s -> 3.4 s).
+        "--compile-bytecode",
         *groups,
         env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
         external=True,
