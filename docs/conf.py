@@ -99,11 +99,13 @@ sphinx_gallery_conf = {
         f"{pbe_documentation}{version}/setup.html"
     ),
     # Lessons share one process: put global torch state back between them,
+    # load torch's compiler before TensorFlow (the other order crashes),
     # turn warnings into errors while one runs, stamp each as it runs.
     # Called before and after each lesson.
     "reset_modules": (
         "matplotlib",
         "pbe.torch_state.reset_torch",
+        "pbe.torch_state.compiler_before_tensorflow",
         "pbe.torch_state.warnings_are_errors",
         "pbe.stamp.stamp_lesson",
         "pbe.quiet_data.quiet_pooch",  # worker processes too (-j)

@@ -95,6 +95,19 @@ def test_warning_fails_the_build_unless_the_lesson_catches_it(tmp_path):
     assert "warned UserWarning: careful" in page
 
 
+def test_a_tensorflow_lesson_then_a_compiler_lesson_share_a_process(
+    tmp_path,
+):
+    """TensorFlow, then triton (which torch's compiler loads), crash a
+    process with a segmentation fault; lessons share one, in this order."""
+    tf = LESSON.format(n=1) + "import tensorflow as tf\n"
+    compiler = LESSON.format(n=2) + "import torch._dynamo\n"
+    project = make_project(
+        tmp_path, {"basics/01_tf.py": tf, "nn/01_compiler.py": compiler}
+    )
+    build(project)
+
+
 BRANCHES = LESSON.replace(
     "assert {n} > 0\n",
     "assert {n} > 0\nif {n} > 1:  # lesson 2 takes it, lesson 1 does not\n"

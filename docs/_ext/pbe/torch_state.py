@@ -1,4 +1,5 @@
-"""Between lessons: put global state back; warnings are errors inside one.
+"""Between lessons: put global state back, load torch's compiler before
+TensorFlow; warnings are errors inside one.
 
 Lessons share the build's process, so sphinx-gallery calls these
 ``reset_modules`` hooks before and after each lesson (conf.py).
@@ -6,11 +7,20 @@ Lessons share the build's process, so sphinx-gallery calls these
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 
+from .gallery import find_lesson
+
 _THREADS: list[int] = []  # torch's thread count when first seen loaded
 _CAUGHT: list = []  # the catch_warnings() around the running lesson
+# An import of TensorFlow, Keras or TensorBoard (which loads TensorFlow
+# where it is installed), anywhere in a lesson.
+_LOADS_TENSORFLOW = re.compile(
+    r"^\s*(?:import|from)\s+(?:tensorflow|keras|torch\.utils\.tensorboard)\b",
+    re.MULTILINE,
+)
 
 
 def reset_torch(gallery_conf, fname, when) -> None:
@@ -32,6 +42,23 @@ def reset_torch(gallery_conf, fname, when) -> None:
         torch.use_deterministic_algorithms(False)
     if torch.get_num_threads() != _THREADS[0]:
         torch.set_num_threads(_THREADS[0])
+
+
+def compiler_before_tensorflow(gallery_conf, fname, when) -> None:
+    """Load torch's compiler before a lesson that may load TensorFlow.
+
+    In one process, importing TensorFlow and then triton (which
+    ``torch._dynamo`` imports: ``torch.compile``, an optimizer's first step,
+    torchvision) ends it with a segmentation fault; the other order works.
+    Each lesson that uses both loads the compiler first, but lessons share
+    the build's process (or a ``-j`` worker), where one that loads only
+    TensorFlow can come before one that loads the compiler.
+    """
+    if when != "before" or fname is None or "tensorflow" in sys.modules:
+        return
+    source = find_lesson(gallery_conf, fname)[0].read_text(encoding="utf-8")
+    if _LOADS_TENSORFLOW.search(source):
+        import torch._dynamo  # noqa: F401
 
 
 def warnings_are_errors(gallery_conf, fname, when) -> None:
