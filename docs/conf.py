@@ -125,10 +125,13 @@ sphinx_gallery_conf = {
     "write_computation_times": True,
     "junit": "../lesson-times.xml",
     "remove_config_comments": True,
-    # `sphinx-build -j N` runs lessons in N worker processes (joblib); without
-    # -j they run one after another in the build process. Lessons that start
-    # processes of their own opt out with `# sphinx_gallery_parallel = False`
-    # and then run first, alone.
+    # `sphinx-build -j N` would run lessons in N worker processes (joblib).
+    # We build serially: under -W a parallel build stops at once, since
+    # sphinx-mathjax-offline does not declare itself parallel-safe, and on
+    # 2 cores the lessons ran slower in workers of one thread each. Lessons
+    # that start processes of their own carry
+    # `# sphinx_gallery_parallel = False` (in a parallel build: run first,
+    # alone); the tests read that line too.
     "parallel": True,
     # No "Related examples" box: text similarity ignores level (it offered a
     # beginner the Lua Torch lesson); each lesson links what to read first

@@ -1,7 +1,6 @@
 """Measure how long the site takes to build, and where the time goes.
 
     python tools/benchmark.py [--out build/benchmark.json] [--edits]
-                              [--parallel N]
 
 Works on a temporary copy of the project (the working tree is never touched)
 and times, each with ``sphinx-build -W --keep-going``:
@@ -9,9 +8,7 @@ and times, each with ``sphinx-build -W --keep-going``:
 1. one full clean build (every lesson executed, serially): minutes;
 2. a rebuild with nothing changed (no lesson runs);
 3. with ``--edits``: a rebuild after editing one quick lesson's prose, then
-   its code (only that lesson runs);
-4. with ``--parallel N``: a second clean build with ``-j N`` (sphinx-gallery's
-   ``parallel`` execution); it costs as much as the first, so it is opt-in.
+   its code (only that lesson runs).
 
 Per-lesson seconds come from the clean build's own timing data
 (sphinx-gallery's JUnit file); their sum is the lesson execution, the rest
@@ -98,16 +95,9 @@ def main() -> None:
         action="store_true",
         help="also time a one-lesson prose edit and code edit",
     )
-    parser.add_argument(
-        "--parallel",
-        type=int,
-        metavar="N",
-        help="also time a second clean build with -j N",
-    )
     args = parser.parse_args()
 
     rows: dict[str, float | None] = {}
-    per_lesson_parallel: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         project = fresh_copy(Path(tmp), "serial")
         html = project / "build" / "html"
@@ -125,13 +115,6 @@ def main() -> None:
                 lesson.read_text() + "print('one more line of code')\n"
             )
             rows[f"code edit of {Path(EDITED).name}"] = build(project, html)
-        if args.parallel:
-            project = fresh_copy(Path(tmp), "parallel")
-            html = project / "build" / "html"
-            rows[f"full clean build (-j {args.parallel})"] = build(
-                project, html, "-j", str(args.parallel)
-            )
-            per_lesson_parallel = lesson_times(html)
 
     report = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
@@ -141,7 +124,6 @@ def main() -> None:
             "/".join(Path(EDITED).parts[-2:])
         ),
         "lesson_seconds_serial": per_lesson,
-        "lesson_seconds_parallel": per_lesson_parallel,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
@@ -149,15 +131,13 @@ def main() -> None:
     def cell(seconds: float | None) -> str:
         return "failed" if seconds is None else f"{seconds:.1f}"
 
-    width = max(map(len, [*rows, *per_lesson, *per_lesson_parallel])) + 2
+    width = max(map(len, [*rows, *per_lesson])) + 2
     print(f"\n{'build':<{width}}{'seconds':>9}")
     for name, seconds in rows.items():
         print(f"{name:<{width}}{cell(seconds):>9}")
-    print(f"\n{'lesson':<{width}}{'serial':>9}{'-j N':>9}")
+    print(f"\n{'lesson':<{width}}{'serial':>9}")
     for name in sorted(per_lesson, key=per_lesson.get, reverse=True):
-        serial = cell(per_lesson.get(name))
-        parallel = cell(per_lesson_parallel.get(name)) if args.parallel else ""
-        print(f"{name:<{width}}{serial:>9}{parallel:>9}")
+        print(f"{name:<{width}}{cell(per_lesson.get(name)):>9}")
     print(f"\nwritten to {args.out}")
     if None in rows.values():
         sys.exit("a build failed: see its log above")
