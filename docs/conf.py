@@ -126,7 +126,7 @@ sphinx_gallery_conf = {
     "junit": "../lesson-times.xml",
     "remove_config_comments": True,
     # `sphinx-build -j N` would run lessons in N worker processes (joblib).
-    # We build serially: under -W a parallel build stops at once, since
+    # We build serially: under -W a parallel build fails, since
     # sphinx-mathjax-offline does not declare itself parallel-safe, and on
     # 2 cores the lessons ran slower in workers of one thread each. Lessons
     # that start processes of their own carry

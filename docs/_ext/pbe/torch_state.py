@@ -48,7 +48,7 @@ def compiler_before_tensorflow(gallery_conf, fname, when) -> None:
     """Load torch's compiler before a lesson that may load TensorFlow.
 
     In one process, importing TensorFlow and then triton (which
-    ``torch._dynamo`` imports: ``torch.compile``, an optimizer's first step,
+    ``torch._dynamo`` imports: ``torch.compile``, creating an optimizer,
     torchvision) ends it with a segmentation fault; the other order works.
     Each lesson that uses both loads the compiler first, but lessons share
     the build's process (or a ``-j`` worker), where one that loads only
