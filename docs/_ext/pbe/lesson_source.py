@@ -117,6 +117,16 @@ class Lesson:
     def over_budget(self) -> bool:
         return self.core_minutes() > CORE_MINUTES_BUDGET
 
+    def imports(self) -> set[str]:
+        """Every module an ``import`` statement names, dotted, anywhere."""
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(self.source)):
+            if isinstance(node, ast.Import):
+                names.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                names.add(node.module or "")
+        return names
+
     def checks(self) -> list[range]:
         """The line span of each check: an ``assert`` statement, or a check
         call (``assert_close``, ``gradcheck``...) not inside an ``assert``

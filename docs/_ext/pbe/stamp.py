@@ -18,7 +18,6 @@ matches.
 
 from __future__ import annotations
 
-import ast
 import datetime
 import json
 import time
@@ -45,19 +44,6 @@ FIELDS = frozenset(
     }
 )
 _STARTED: dict[Path, float] = {}  # perf_counter() as each lesson started
-
-
-def _uses(source: str, package: str) -> bool:
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            names = [node.module or ""]
-        else:
-            continue
-        if any(n.split(".")[0] == package for n in names):
-            return True
-    return False
 
 
 def _device(uses_torch: bool) -> str:
@@ -100,9 +86,8 @@ def stamp_lesson(gallery_conf, fname, when) -> None:
         return  # "after" without "before"
     seconds = time.perf_counter() - _STARTED.pop(src)
     lesson = Lesson.read(src)
-    uses_torch = _uses(lesson.source, "torch") or _uses(
-        lesson.source, "torchvision"
-    )
+    roots = {name.split(".")[0] for name in lesson.imports()}
+    uses_torch = bool(roots & {"torch", "torchvision"})
     stamp = {
         "lesson": f"{src.parent.name}/{src.stem}",
         "date": datetime.datetime.now(datetime.UTC).date().isoformat(),

@@ -7,20 +7,14 @@ Lessons share the build's process, so sphinx-gallery calls these
 
 from __future__ import annotations
 
-import re
 import sys
 import warnings
 
 from .gallery import find_lesson
+from .lesson_source import Lesson
 
 _THREADS: list[int] = []  # torch's thread count when first seen loaded
 _CAUGHT: list = []  # the catch_warnings() around the running lesson
-# An import of TensorFlow, Keras or TensorBoard (which loads TensorFlow
-# where it is installed), anywhere in a lesson.
-_LOADS_TENSORFLOW = re.compile(
-    r"^\s*(?:import|from)\s+(?:tensorflow|keras|torch\.utils\.tensorboard)\b",
-    re.MULTILINE,
-)
 
 
 def reset_torch(gallery_conf, fname, when) -> None:
@@ -56,8 +50,13 @@ def compiler_before_tensorflow(gallery_conf, fname, when) -> None:
     """
     if when != "before" or fname is None or "tensorflow" in sys.modules:
         return
-    source = find_lesson(gallery_conf, fname)[0].read_text(encoding="utf-8")
-    if _LOADS_TENSORFLOW.search(source):
+    # TensorFlow, Keras, or TensorBoard (which loads TensorFlow if installed)
+    imports = Lesson.read(find_lesson(gallery_conf, fname)[0]).imports()
+    if any(
+        name.split(".")[0] in ("tensorflow", "keras")
+        or name.startswith("torch.utils.tensorboard")
+        for name in imports
+    ):
         import torch._dynamo  # noqa: F401
 
 
